@@ -1,0 +1,205 @@
+package celenv
+
+import (
+	"fmt"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/interpreter"
+
+	"github.com/vapkit/vapkit/celenv/internal/library"
+)
+
+// Cost limits of the API server (k8s.io/apiserver pkg/apis/cel/config.go).
+const (
+	// PerCallLimit is the most one expression evaluation may cost.
+	PerCallLimit = 1_000_000
+	// RuntimeBudget is what one (policy, binding, param) evaluation may spend
+	// on its validations and message expressions, and again on its audit
+	// annotations.
+	RuntimeBudget = 10_000_000
+	// MatchConditionsBudget is what the match conditions of one
+	// (policy, binding, param) evaluation may spend.
+	MatchConditionsBudget = 2_500_000
+	// CheckFrequency is how many comprehension iterations pass between two
+	// checks for cancellation.
+	CheckFrequency = 100
+	// MaxMessageExpressionLength is the longest messageExpression result, in
+	// bytes, that is used as a denial message.
+	MaxMessageExpressionLength = 5 * 1024
+)
+
+// Names of the variables of the admission environment.
+const (
+	ObjectVar          = "object"
+	OldObjectVar       = "oldObject"
+	ParamsVar          = "params"
+	RequestVar         = "request"
+	NamespaceVar       = "namespaceObject"
+	AuthorizerVar      = "authorizer"
+	RequestResourceVar = "authorizer.requestResource"
+	VariablesVar       = "variables"
+)
+
+// Mode chooses between the two environments the API server keeps.
+type Mode int
+
+const (
+	// StoredExpressions is the larger environment used to evaluate policies
+	// that already exist: every library the server knows. Runtime evaluation
+	// always uses it.
+	StoredExpressions Mode = iota
+	// NewExpressions is the environment used to validate expressions being
+	// created: only libraries available one minor version earlier, so that a
+	// rollback can still evaluate them.
+	NewExpressions
+)
+
+// versionedOption is one entry of the API server's base environment: options
+// introduced in one version and possibly removed in a later one.
+type versionedOption struct {
+	introduced, removed Version // removed 0: never
+	env                 []cel.EnvOption
+	program             []cel.ProgramOption
+}
+
+// baseOptions lists the base environment of Kubernetes 1.37, as
+// k8s.io/apiserver pkg/cel/environment/base.go does. Versions before 1.30 are
+// folded into 0 since vapkit supports 1.30 onwards.
+func baseOptions() []versionedOption {
+	return []versionedOption{
+		{env: []cel.EnvOption{
+			cel.HomogeneousAggregateLiterals(),
+			cel.EagerlyValidateDeclarations(true),
+			cel.DefaultUTCTimeZone(true),
+			library.URLs(),
+			library.Regex(),
+			cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
+		}, program: []cel.ProgramOption{
+			cel.EvalOptions(cel.OptOptimize, cel.OptTrackCost),
+			cel.CostLimit(PerCallLimit),
+			cel.CostTrackerOptions(interpreter.PresenceTestHasCost(false)),
+		}},
+		{removed: Version1_37, env: []cel.EnvOption{library.Lists(0)}},
+		{env: []cel.EnvOption{Authz()}},
+		{env: []cel.EnvOption{cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(), library.Quantity()}},
+		{env: []cel.EnvOption{cel.ASTValidators(
+			cel.ValidateDurationLiterals(),
+			cel.ValidateTimestampLiterals(),
+			cel.ValidateRegexLiterals(),
+			cel.ValidateHomogeneousAggregateLiterals(),
+		)}},
+		{env: []cel.EnvOption{ext.Strings(ext.StringsVersion(2))}},
+		{env: []cel.EnvOption{ext.Sets()}},
+		{introduced: Version1_30, env: []cel.EnvOption{library.IP(), library.CIDR()}},
+		{introduced: Version1_31, env: []cel.EnvOption{library.Format()}},
+		{introduced: Version1_31, env: []cel.EnvOption{AuthzSelectors()}},
+		{introduced: Version1_32, env: []cel.EnvOption{ext.TwoVarComprehensions()}},
+		{introduced: Version1_33, env: []cel.EnvOption{library.Semver(1)}},
+		{introduced: Version1_34, env: []cel.EnvOption{ext.Lists(ext.ListsVersion(3))}},
+		{introduced: Version1_37, env: []cel.EnvOption{library.Lists(1)}},
+		{program: []cel.ProgramOption{cel.CostTracking(&library.CostEstimator{})}},
+	}
+}
+
+// available reports whether o is part of an environment evaluated at compat.
+func (o versionedOption) available(compat Version) bool {
+	return o.introduced <= compat && (o.removed == 0 || compat < o.removed)
+}
+
+// Options configure [New]. The zero value selects Kubernetes 1.37.
+type Options struct {
+	// Version is the Kubernetes minor version whose API server vapkit
+	// imitates; 0 means [DefaultVersion].
+	Version Version
+	// Extra options are appended to every environment, after Kubernetes'
+	// own. Use them for custom libraries; they make vapkit differ from the
+	// API server.
+	Extra []cel.EnvOption
+}
+
+// declKey selects one of the environments that differ in which optional
+// variables they declare.
+type declKey struct {
+	params, authorizer bool
+	mode               Mode
+}
+
+// Env is the Kubernetes CEL environment of one API server version. It is
+// immutable and safe for concurrent use.
+type Env struct {
+	version Version
+	envs    map[declKey]*cel.Env
+	program []cel.ProgramOption
+}
+
+// New builds the environments of the chosen Kubernetes version.
+func New(opts Options) (*Env, error) {
+	v := opts.Version
+	if v == 0 {
+		v = DefaultVersion
+	}
+	if v < MinVersion || v > MaxVersion {
+		return nil, fmt.Errorf("unsupported Kubernetes version %s: supported versions are %s to %s", v, MinVersion, MaxVersion)
+	}
+	e := &Env{version: v, envs: make(map[declKey]*cel.Env, 8)}
+	for _, mode := range []Mode{StoredExpressions, NewExpressions} {
+		// A server of version v stores what it knows (every option of v that
+		// is not removed by v); it accepts new expressions as of v-1.
+		compat := v
+		if mode == NewExpressions {
+			compat = v - 1
+		}
+		var envOpts []cel.EnvOption
+		var progOpts []cel.ProgramOption
+		for _, o := range baseOptions() {
+			if o.available(compat) {
+				envOpts = append(envOpts, o.env...)
+				progOpts = append(progOpts, o.program...)
+			}
+		}
+		envOpts = append(envOpts, opts.Extra...)
+		base, err := cel.NewEnv(envOpts...)
+		if err != nil {
+			return nil, fmt.Errorf("building CEL environment: %w", err)
+		}
+		objs := append(requestTypes(), namespaceTypes()...)
+		objs = append(objs, newObjectType(VariablesTypeName, map[string]*types.Type{}))
+		provider := newTypeProvider(base.CELTypeProvider(), objs...)
+		for _, params := range []bool{false, true} {
+			for _, authz := range []bool{false, true} {
+				vars := []cel.EnvOption{
+					cel.CustomTypeProvider(provider),
+					cel.CustomTypeAdapter(provider),
+					cel.Variable(ObjectVar, cel.DynType),
+					cel.Variable(OldObjectVar, cel.DynType),
+					cel.Variable(NamespaceVar, cel.ObjectType(NamespaceTypeName)),
+					cel.Variable(RequestVar, cel.ObjectType(RequestTypeName)),
+					cel.Variable(VariablesVar, cel.ObjectType(VariablesTypeName)),
+				}
+				if params {
+					vars = append(vars, cel.Variable(ParamsVar, cel.DynType))
+				}
+				if authz {
+					vars = append(vars,
+						cel.Variable(AuthorizerVar, AuthorizerType),
+						cel.Variable(RequestResourceVar, ResourceCheckType))
+				}
+				env, err := base.Extend(vars...)
+				if err != nil {
+					return nil, fmt.Errorf("building CEL environment: %w", err)
+				}
+				e.envs[declKey{params: params, authorizer: authz, mode: mode}] = env
+			}
+		}
+		if mode == StoredExpressions {
+			e.program = progOpts
+		}
+	}
+	return e, nil
+}
+
+// Version returns the Kubernetes version e imitates.
+func (e *Env) Version() Version { return e.version }

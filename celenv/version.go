@@ -1,0 +1,52 @@
+package celenv
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Version is a Kubernetes minor version of the 1.x line, such as 37 for
+// Kubernetes 1.37. It selects which CEL libraries an environment offers, as
+// the API server of that version does.
+type Version int
+
+// The supported versions. The zero Version means [DefaultVersion].
+const (
+	Version1_30 Version = 30
+	Version1_31 Version = 31
+	Version1_32 Version = 32
+	Version1_33 Version = 33
+	Version1_34 Version = 34
+	Version1_35 Version = 35
+	Version1_36 Version = 36
+	Version1_37 Version = 37
+
+	// DefaultVersion is the version vapkit matches when none is chosen.
+	DefaultVersion = Version1_37
+	// MinVersion and MaxVersion bound the supported range.
+	MinVersion = Version1_30
+	MaxVersion = Version1_37
+)
+
+// String formats v as "1.<minor>".
+func (v Version) String() string { return "1." + strconv.Itoa(int(v)) }
+
+// ParseVersion parses "1.33" (or "v1.33") into a Version and checks that it
+// is supported.
+func ParseVersion(s string) (Version, error) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	minor, ok := strings.CutPrefix(t, "1.")
+	if !ok {
+		return 0, fmt.Errorf("invalid Kubernetes version %q: want 1.<minor>", s)
+	}
+	n, err := strconv.Atoi(minor)
+	if err != nil {
+		return 0, fmt.Errorf("invalid Kubernetes version %q: want 1.<minor>", s)
+	}
+	v := Version(n)
+	if v < MinVersion || v > MaxVersion {
+		return 0, fmt.Errorf("unsupported Kubernetes version %s: supported versions are %s to %s", v, MinVersion, MaxVersion)
+	}
+	return v, nil
+}

@@ -1,0 +1,116 @@
+// Command quickstart compiles the replica-limit policies of the Kubernetes
+// documentation once and evaluates a few Deployments against them, printing
+// each decision as a person wants to read it.
+//
+//	go run ./examples/quickstart
+package main
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/vapkit/vapkit/params"
+	"github.com/vapkit/vapkit/policy"
+)
+
+//go:embed cluster.yaml
+var clusterYAML []byte
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+// namespaceMap serves namespaces from memory.
+type namespaceMap map[string]*corev1.Namespace
+
+func (m namespaceMap) GetNamespace(_ context.Context, name string) (*corev1.Namespace, error) {
+	if ns, ok := m[name]; ok {
+		return ns, nil
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
+}
+
+func deployment(namespace, name string, replicas int32) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+		},
+	}
+}
+
+func run(ctx context.Context, out io.Writer) error {
+	m, err := policy.Load(clusterYAML, "cluster.yaml")
+	if err != nil {
+		return err
+	}
+	src, err := params.NewStatic(m.Objects...)
+	if err != nil {
+		return err
+	}
+	namespaces := namespaceMap{}
+	for _, ns := range m.Namespaces {
+		namespaces[ns.Name] = ns
+	}
+	// Compile once; the Evaluator is immutable and safe for concurrent use.
+	ev, err := policy.Compile(m.Policies, m.Bindings, policy.Options{Params: src, Namespaces: namespaces, CRDs: m.CRDs})
+	if err != nil {
+		return err
+	}
+	for _, d := range []*appsv1.Deployment{
+		deployment("test", "small", 2),
+		deployment("test", "medium", 4),
+		deployment("test", "large", 8),
+		deployment("prod", "large", 8),
+		deployment("prod", "huge", 500),
+	} {
+		req := &policy.Request{
+			Operation: admissionv1.Create,
+			Kind:      schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
+			Resource:  schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+			Name:      d.Name,
+			Namespace: d.Namespace,
+			UserInfo:  authenticationv1.UserInfo{Username: "alice"},
+			Object:    d,
+		}
+		dec, err := ev.Evaluate(ctx, req)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s/%s with %d replicas: ", d.Namespace, d.Name, *d.Spec.Replicas)
+		if dec.Allowed {
+			fmt.Fprintln(out, "allowed")
+		} else {
+			fmt.Fprintf(out, "denied (%d %s)\n    %s\n", dec.Status.Code, dec.Status.Reason, dec.Status.Message)
+		}
+		for _, w := range dec.Warnings {
+			fmt.Fprintf(out, "    warning: %s\n", w)
+		}
+		for _, k := range sortedKeys(dec.AuditAnnotations) {
+			fmt.Fprintf(out, "    audit %s: %s\n", k, dec.AuditAnnotations[k])
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	return slices.Sorted(maps.Keys(m))
+}

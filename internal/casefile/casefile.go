@@ -1,0 +1,258 @@
+// Package casefile reads and runs conformance cases: multi-document YAML
+// holding a cluster's objects and one AdmissionReview request, as described
+// in the shared case format, and the AdmissionReview responses expected for
+// them.
+package casefile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/matching"
+	"github.com/vapkit/vapkit/params"
+	"github.com/vapkit/vapkit/policy"
+)
+
+// Case is one parsed case file.
+type Case struct {
+	Name       string
+	Policies   []*admissionregistrationv1.ValidatingAdmissionPolicy
+	Bindings   []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	Namespaces []*corev1.Namespace
+	CRDs       []*unstructured.Unstructured
+	// Params are every other object: parameter resources of any kind.
+	Params []runtime.Object
+	// Authorizer holds the AuthorizerRules document, if any.
+	Authorizer      celenv.RuleAuthorizer
+	AdmissionReview *admissionv1.AdmissionReview
+}
+
+// ParseFile reads a case file.
+func ParseFile(path string) (*Case, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}
+
+// Parse reads a case from data; name is used in error messages.
+func Parse(data []byte, name string) (*Case, error) {
+	m, err := policy.Load(data, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Reviews) != 1 || m.Reviews[0].Request == nil {
+		return nil, fmt.Errorf("%s: a case needs exactly one AdmissionReview with a request, found %d", name, len(m.Reviews))
+	}
+	c := &Case{Name: name, Policies: m.Policies, Bindings: m.Bindings, Namespaces: m.Namespaces, CRDs: m.CRDs, AdmissionReview: m.Reviews[0]}
+	for _, o := range m.Objects {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok || u.GroupVersionKind() != authorizerRulesKind {
+			c.Params = append(c.Params, o)
+			continue
+		}
+		raw, err := json.Marshal(u.Object["rules"])
+		if err != nil {
+			return nil, fmt.Errorf("%s: AuthorizerRules: %w", name, err)
+		}
+		var rules celenv.RuleAuthorizer
+		if err := json.Unmarshal(raw, &rules); err != nil {
+			return nil, fmt.Errorf("%s: AuthorizerRules: rules: %w", name, err)
+		}
+		c.Authorizer = append(c.Authorizer, rules...)
+	}
+	return c, nil
+}
+
+var authorizerRulesKind = schema.GroupVersionKind{Group: "vapkit.dev", Version: "v1alpha1", Kind: "AuthorizerRules"}
+
+// namespaces serves the case's Namespace objects.
+type namespaces map[string]*corev1.Namespace
+
+func (n namespaces) GetNamespace(_ context.Context, name string) (*corev1.Namespace, error) {
+	if ns, ok := n[name]; ok {
+		return ns, nil
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
+}
+
+var _ matching.NamespaceGetter = namespaces(nil)
+
+// Compile builds the evaluator and request of the case.
+func (c *Case) Compile() (*policy.Evaluator, *policy.Request, error) {
+	var crds []builtin.CRD
+	for _, u := range c.CRDs {
+		crd, err := builtin.CRDFromUnstructured(u)
+		if err != nil {
+			return nil, nil, err
+		}
+		crds = append(crds, crd)
+	}
+	mapper, err := builtin.NewMapper(crds...)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A namespaced param written without a namespace lives in default.
+	objs := make([]runtime.Object, 0, len(c.Params))
+	for _, p := range c.Params {
+		if u, ok := p.(*unstructured.Unstructured); ok && u.GetNamespace() == "" {
+			if _, namespaced, err := mapper.ResourceFor(u.GroupVersionKind()); err == nil && namespaced {
+				u = u.DeepCopy()
+				u.SetNamespace("default")
+				p = u
+			}
+		}
+		objs = append(objs, p)
+	}
+	src, err := params.NewStatic(objs...)
+	if err != nil {
+		return nil, nil, err
+	}
+	ns := namespaces{}
+	for _, n := range c.Namespaces {
+		ns[n.Name] = n
+	}
+	opts := policy.Options{Params: src, Namespaces: ns, Resources: mapper}
+	if c.Authorizer != nil {
+		opts.Authorizer = c.Authorizer
+	}
+	ev, err := policy.Compile(c.Policies, c.Bindings, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	req, err := policy.RequestFromAdmission(c.AdmissionReview.Request)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.Options == nil {
+		req.Options = defaultOptions(req.Operation)
+	}
+	return ev, req, nil
+}
+
+// defaultOptions returns the options object the API server passes when a
+// request carries none.
+func defaultOptions(op admissionv1.Operation) runtime.Object {
+	tm := func(kind string) metav1.TypeMeta { return metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: kind} }
+	switch op {
+	case admissionv1.Create:
+		return &metav1.CreateOptions{TypeMeta: tm("CreateOptions")}
+	case admissionv1.Update:
+		return &metav1.UpdateOptions{TypeMeta: tm("UpdateOptions")}
+	case admissionv1.Delete:
+		return &metav1.DeleteOptions{TypeMeta: tm("DeleteOptions")}
+	}
+	return nil
+}
+
+// Review evaluates the case and returns the response vapkit gives.
+func (c *Case) Review(ctx context.Context) (*admissionv1.AdmissionResponse, error) {
+	ev, req, err := c.Compile()
+	if err != nil {
+		return nil, err
+	}
+	d, err := ev.Evaluate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return d.AdmissionResponse(c.AdmissionReview.Request.UID), nil
+}
+
+// Expected is an expected file: the response and, for order-dependent
+// cases, every outcome upstream can produce.
+type Expected struct {
+	Response     *admissionv1.AdmissionResponse
+	Alternatives []*admissionv1.AdmissionResponse
+}
+
+// ParseExpected reads an expected file.
+func ParseExpected(data []byte) (*Expected, error) {
+	var doc struct {
+		Response *admissionv1.AdmissionResponse `json:"response"`
+		Oracle   *struct {
+			Alternatives []json.RawMessage `json:"alternatives"`
+		} `json:"oracle"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Response == nil {
+		return nil, errors.New("expected file has no response")
+	}
+	e := &Expected{Response: doc.Response}
+	if doc.Oracle != nil {
+		for _, raw := range doc.Oracle.Alternatives {
+			// An alternative is either a response or {"response": ...}.
+			var wrapped struct {
+				Response *admissionv1.AdmissionResponse `json:"response"`
+			}
+			if err := json.Unmarshal(raw, &wrapped); err == nil && wrapped.Response != nil {
+				e.Alternatives = append(e.Alternatives, wrapped.Response)
+				continue
+			}
+			var r admissionv1.AdmissionResponse
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return nil, fmt.Errorf("oracle alternative: %w", err)
+			}
+			e.Alternatives = append(e.Alternatives, &r)
+		}
+	}
+	return e, nil
+}
+
+// Comparable is the part of a response the case format compares.
+type Comparable struct {
+	Allowed          bool              `json:"allowed"`
+	Code             int32             `json:"code,omitempty"`
+	Reason           string            `json:"reason,omitempty"`
+	Message          string            `json:"message,omitempty"`
+	Warnings         []string          `json:"warnings,omitempty"`
+	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty"`
+}
+
+// Project extracts the compared fields of r.
+func Project(r *admissionv1.AdmissionResponse) Comparable {
+	c := Comparable{Allowed: r.Allowed, Warnings: r.Warnings, AuditAnnotations: r.AuditAnnotations}
+	if r.Result != nil {
+		c.Code, c.Reason, c.Message = r.Result.Code, string(r.Result.Reason), r.Result.Message
+	}
+	if len(c.Warnings) == 0 {
+		c.Warnings = nil
+	}
+	if len(c.AuditAnnotations) == 0 {
+		c.AuditAnnotations = nil
+	}
+	return c
+}
+
+// Outcomes returns the acceptable projections: the response and every
+// alternative.
+func (e *Expected) Outcomes() []Comparable {
+	out := []Comparable{Project(e.Response)}
+	for _, a := range e.Alternatives {
+		out = append(out, Project(a))
+	}
+	return out
+}
+
+// String renders c compactly for test failures.
+func (c Comparable) String() string {
+	b, _ := json.MarshalIndent(c, "", "  ")
+	return strings.TrimSpace(string(b))
+}

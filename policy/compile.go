@@ -1,0 +1,222 @@
+package policy
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/matching"
+)
+
+// Evaluator answers admission requests for a fixed set of policies and
+// bindings. It is immutable and safe for concurrent use; to change policies,
+// compile a new Evaluator and swap it in.
+type Evaluator struct {
+	env        *celenv.Env
+	opts       Options
+	mapper     ResourceMapper
+	converter  Converter
+	policies   []*compiledPolicy
+	index      *matching.Index
+	issues     field.ErrorList
+	unattached []string // policies without bindings, by name
+}
+
+type compiledPolicy struct {
+	policy        *admissionregistrationv1.ValidatingAdmissionPolicy
+	failurePolicy admissionregistrationv1.FailurePolicyType
+	bindings      []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	configErr     error
+	paramKind     *admissionregistrationv1.ParamKind
+	paramsScoped  bool // param kind is namespaced
+
+	scope           *celenv.Scope
+	matchConditions []*celenv.Program
+	validations     []compiledValidation
+	audits          []compiledAudit
+}
+
+type compiledValidation struct {
+	spec    admissionregistrationv1.Validation
+	expr    *celenv.Program
+	message *celenv.Program // nil without messageExpression
+}
+
+type compiledAudit struct {
+	key  string
+	expr *celenv.Program
+}
+
+// Compile builds an Evaluator from policies and bindings.
+//
+// It fails only on unusable input: nil entries or two policies or bindings
+// with the same name. Problems the API server tolerates are kept and behave
+// at evaluation as they do there: an expression that does not compile fails
+// when evaluated (subject to failurePolicy), a binding naming a missing
+// policy is ignored and a policy without bindings is never evaluated.
+// [Evaluator.Issues] lists them for callers who want to fail fast.
+//
+// Compile does not modify its arguments; it keeps copies.
+func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding, opts Options) (*Evaluator, error) {
+	e := &Evaluator{opts: opts, env: opts.Env, mapper: opts.Resources, converter: opts.Converter}
+	if e.env == nil {
+		env, err := celenv.New(celenv.Options{})
+		if err != nil {
+			return nil, err
+		}
+		e.env = env
+	}
+	if e.mapper == nil {
+		var crds []builtin.CRD
+		for i, u := range opts.CRDs {
+			crd, err := builtin.CRDFromUnstructured(u)
+			if err != nil {
+				return nil, fmt.Errorf("crds[%d]: %w", i, err)
+			}
+			crds = append(crds, crd)
+		}
+		m, err := builtin.NewMapper(crds...)
+		if err != nil {
+			return nil, err
+		}
+		e.mapper = m
+	}
+	if e.converter == nil {
+		e.converter = apiVersionConverter{}
+	}
+
+	var errs field.ErrorList
+	byName := map[string]*compiledPolicy{}
+	for i, p := range policies {
+		path := field.NewPath("policies").Index(i)
+		if p == nil {
+			errs = append(errs, field.Required(path, "policy must not be nil"))
+			continue
+		}
+		if _, dup := byName[p.Name]; dup {
+			errs = append(errs, field.Duplicate(path.Child("metadata", "name"), p.Name))
+			continue
+		}
+		cp, iss := e.compilePolicy(p.DeepCopy())
+		e.issues = append(e.issues, iss...)
+		if cp != nil {
+			byName[p.Name] = cp
+		}
+	}
+	seen := map[string]bool{}
+	for i, b := range bindings {
+		path := field.NewPath("bindings").Index(i)
+		if b == nil {
+			errs = append(errs, field.Required(path, "binding must not be nil"))
+			continue
+		}
+		if seen[b.Name] {
+			errs = append(errs, field.Duplicate(path.Child("metadata", "name"), b.Name))
+			continue
+		}
+		seen[b.Name] = true
+		cp, ok := byName[b.Spec.PolicyName]
+		if !ok {
+			e.issues = append(e.issues, field.NotFound(field.NewPath("validatingAdmissionPolicyBinding").Key(b.Name).Child("spec", "policyName"), b.Spec.PolicyName))
+			continue
+		}
+		cp.bindings = append(cp.bindings, b.DeepCopy())
+	}
+	if len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	for _, cp := range byName {
+		if len(cp.bindings) == 0 {
+			e.unattached = append(e.unattached, cp.policy.Name)
+			continue
+		}
+		slices.SortFunc(cp.bindings, func(a, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) int {
+			return cmp.Compare(a.Name, b.Name)
+		})
+		e.policies = append(e.policies, cp)
+	}
+	slices.Sort(e.unattached)
+	slices.SortFunc(e.policies, func(a, b *compiledPolicy) int { return cmp.Compare(a.policy.Name, b.policy.Name) })
+	entries := make([]matching.IndexEntry, len(e.policies))
+	for i, cp := range e.policies {
+		entries[i] = matching.IndexEntry{ID: i, MatchResources: cp.policy.Spec.MatchConstraints}
+	}
+	e.index = matching.NewIndex(entries)
+	return e, nil
+}
+
+// Issues reports what the API server would tolerate but a careful author
+// wants to know: expressions that do not compile, bindings naming missing
+// policies, policies dropped for an unparsable paramKind. The list is in
+// policy-name order and is never modified.
+func (e *Evaluator) Issues() field.ErrorList { return e.issues }
+
+// compilePolicy compiles one policy in the order the API server does:
+// variables, match conditions, validations, audit annotations, then message
+// expressions. It returns nil for a policy the server silently drops.
+func (e *Evaluator) compilePolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) (*compiledPolicy, field.ErrorList) {
+	root := field.NewPath("validatingAdmissionPolicy").Key(p.Name)
+	spec := root.Child("spec")
+	var issues field.ErrorList
+	cp := &compiledPolicy{policy: p, failurePolicy: admissionregistrationv1.Fail, paramKind: p.Spec.ParamKind}
+	if p.Spec.FailurePolicy != nil {
+		cp.failurePolicy = *p.Spec.FailurePolicy
+	}
+	if pk := p.Spec.ParamKind; pk != nil {
+		gv, err := schema.ParseGroupVersion(pk.APIVersion)
+		if err != nil {
+			// The API server drops such a policy without a word.
+			issues = append(issues, field.Invalid(spec.Child("paramKind", "apiVersion"), pk.APIVersion, "policy is not enforced: "+err.Error()))
+			return nil, issues
+		}
+		gvk := gv.WithKind(pk.Kind)
+		_, namespaced, err := e.mapper.ResourceFor(gvk)
+		if err != nil {
+			cp.configErr = fmt.Errorf("failed to find resource referenced by paramKind: '%v'", gvk)
+			issues = append(issues, field.Invalid(spec.Child("paramKind"), gvk.String(), cp.configErr.Error()))
+		}
+		cp.paramsScoped = namespaced
+	}
+
+	cp.scope = e.env.NewScope(p.Spec.ParamKind != nil, celenv.StoredExpressions)
+	report := func(path *field.Path, prog *celenv.Program) {
+		if err := prog.Err(); err != nil {
+			issues = append(issues, field.Invalid(path, prog.Expression(), err.Detail))
+		}
+	}
+	for i, v := range p.Spec.Variables {
+		prog := cp.scope.AddVariable(v.Name, v.Expression)
+		report(spec.Child("variables").Index(i).Child("expression"), prog)
+	}
+	full := celenv.Decls{Authorizer: true}
+	for i, mc := range p.Spec.MatchConditions {
+		prog := cp.scope.Compile(mc.Expression, full, celenv.BoolResult)
+		report(spec.Child("matchConditions").Index(i).Child("expression"), prog)
+		cp.matchConditions = append(cp.matchConditions, prog)
+	}
+	for i, v := range p.Spec.Validations {
+		prog := cp.scope.Compile(v.Expression, full, celenv.BoolResult)
+		report(spec.Child("validations").Index(i).Child("expression"), prog)
+		cp.validations = append(cp.validations, compiledValidation{spec: v, expr: prog})
+	}
+	for i, a := range p.Spec.AuditAnnotations {
+		prog := cp.scope.Compile(a.ValueExpression, full, celenv.StringOrNullResult)
+		report(spec.Child("auditAnnotations").Index(i).Child("valueExpression"), prog)
+		cp.audits = append(cp.audits, compiledAudit{key: a.Key, expr: prog})
+	}
+	for i, v := range p.Spec.Validations {
+		if v.MessageExpression == "" {
+			continue
+		}
+		prog := cp.scope.Compile(v.MessageExpression, celenv.Decls{}, celenv.StringResult)
+		report(spec.Child("validations").Index(i).Child("messageExpression"), prog)
+		cp.validations[i].message = prog
+	}
+	return cp, issues
+}

@@ -1,0 +1,748 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/vapkit/vapkit/audit"
+	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/matching"
+	"github.com/vapkit/vapkit/params"
+)
+
+// Evaluate admits or denies req as the API server's ValidatingAdmissionPolicy
+// plugin does.
+//
+// The error is non-nil only when no decision can be produced: an invalid
+// request or a done ctx. Everything the policies say, including their errors
+// under failurePolicy, is in the Decision. A failed namespace lookup denies
+// the request with the lookup's own status (404 for a missing namespace),
+// whatever the failurePolicy, as in the API server.
+//
+// Policies are evaluated in name order, then bindings in name order, then
+// params in namespace/name order. The API server's order is unspecified;
+// where several policies deny, vapkit reports the first in this order.
+func (e *Evaluator) Evaluate(ctx context.Context, req *Request) (*Decision, error) {
+	if req == nil {
+		return nil, errors.New("request is nil")
+	}
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	st := &requestState{
+		e:   e,
+		req: req,
+		attrs: &matching.Attributes{
+			Operation:   string(req.Operation),
+			Resource:    req.Resource,
+			SubResource: req.SubResource,
+			Kind:        req.Kind,
+			Name:        req.Name,
+			Namespace:   req.Namespace,
+			Object:      req.Object,
+			OldObject:   req.OldObject,
+		},
+		versioned: map[schema.GroupVersionKind]*versionedObjects{},
+		params:    map[runtime.Object]any{},
+		authz:     celenv.NewCachingAuthorizer(e.opts.Authorizer),
+	}
+	d := &Decision{Allowed: true}
+	if matching.Exempt(req.Resource.GroupResource()) {
+		return d, nil
+	}
+	if err := st.dispatch(ctx, d); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		d.Allowed = false
+		d.Status = statusFor(err)
+	}
+	if d.Status == nil && len(st.denied) > 0 {
+		d.Allowed = false
+		d.Status = st.forbidden(st.denied[0])
+	}
+	d.Warnings = st.warnings.out
+	if len(st.failures) > 0 {
+		if v, ok := audit.EncodeValidationFailures(st.failures); ok {
+			st.annotate(audit.ValidationFailureKey, v)
+		}
+	}
+	if len(st.annotations) > 0 {
+		d.AuditAnnotations = st.annotations
+	}
+	d.Trace = st.trace
+	return d, nil
+}
+
+// requestState is everything one Evaluate call computes and remembers.
+type requestState struct {
+	e     *Evaluator
+	req   *Request
+	attrs *matching.Attributes
+	authz celenv.Authorizer
+
+	versioned map[schema.GroupVersionKind]*versionedObjects
+	params    map[runtime.Object]any
+
+	nsLoaded           bool
+	ns                 *corev1.Namespace
+	nsTrimmed, nsWhole any
+
+	denied      []deniedDecision
+	failures    []audit.ValidationFailure
+	warnings    warningRecorder
+	annotations map[string]string
+	trace       []PolicyTrace
+}
+
+type deniedDecision struct {
+	policy, binding string // binding empty for policy-level errors
+	message         string
+	reason          metav1.StatusReason
+}
+
+// versionedObjects are the request's objects converted to one kind, in the
+// form CEL sees.
+type versionedObjects struct {
+	kind              schema.GroupVersionKind
+	object, oldObject any
+	err               error // preparing the CEL values failed
+}
+
+func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
+	mopts := matching.Options{Namespaces: st.e.opts.Namespaces, Resources: st.e.mapper}
+	for _, id := range st.e.index.CandidatesFor(st.attrs, st.e.mapper) {
+		cp := st.e.policies[id]
+		name := cp.policy.Name
+		res, err := matching.MatchPolicy(ctx, cp.policy, st.attrs, mopts)
+		if err != nil {
+			st.configError(cp, nil, err)
+			continue
+		}
+		if !res.Matched {
+			continue
+		}
+		if cp.configErr != nil {
+			st.configError(cp, nil, cp.configErr)
+			continue
+		}
+		collector := audit.NewCollector(name)
+		for _, b := range cp.bindings {
+			ok, err := matching.MatchBinding(ctx, b, st.attrs, mopts)
+			if err != nil {
+				st.configError(cp, b, err)
+				continue
+			}
+			if !ok {
+				st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: NotMatched, Actions: b.Spec.ValidationActions})
+				continue
+			}
+			ps, err := params.Resolve(ctx, st.e.opts.Params, params.Request{
+				ParamKind:        cp.paramKind,
+				ParamRef:         b.Spec.ParamRef,
+				Namespaced:       cp.paramsScoped,
+				RequestNamespace: st.req.Namespace,
+			})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				st.configError(cp, b, err)
+				continue
+			}
+			var vo *versionedObjects
+			if len(ps) > 0 {
+				vo, err = st.versionedFor(res.Kind)
+				if err != nil {
+					st.configError(cp, b, fmt.Errorf("failed to convert object version: %w", err))
+					continue
+				}
+			}
+			if err := st.loadNamespace(ctx); err != nil {
+				return err
+			}
+			if len(ps) == 0 {
+				st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: Skipped, Actions: b.Spec.ValidationActions,
+					Err: errors.New("no params found; parameterNotFoundAction allows the request")})
+			}
+			for _, p := range ps {
+				pv, pname := st.paramValue(cp, p)
+				tr := PolicyTrace{Policy: name, Binding: b.Name, Param: pname, Actions: b.Spec.ValidationActions}
+				r := st.validate(ctx, cp, res.Resource, vo, pv, &tr)
+				st.fold(cp, b, r, collector, &tr)
+				st.trace = append(st.trace, tr)
+			}
+		}
+		for _, a := range collector.Annotations() {
+			st.annotate(a.Key, a.Value)
+		}
+	}
+	return ctx.Err()
+}
+
+// annotate adds an audit annotation; like the API server's audit context it
+// keeps the first value when a key is added again with another value.
+func (st *requestState) annotate(key, value string) {
+	if st.annotations == nil {
+		st.annotations = map[string]string{}
+	}
+	if _, ok := st.annotations[key]; ok {
+		return
+	}
+	st.annotations[key] = value
+}
+
+// configError records a policy- or binding-level error under the policy's
+// failurePolicy, ignoring validationActions, as the API server does.
+func (st *requestState) configError(cp *compiledPolicy, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding, err error) {
+	tr := PolicyTrace{Policy: cp.policy.Name, Outcome: Errored, Err: err}
+	dd := deniedDecision{policy: cp.policy.Name}
+	if b != nil {
+		tr.Binding = b.Name
+		tr.Actions = b.Spec.ValidationActions
+		dd.binding = b.Name
+		dd.message = "failed to configure binding: " + err.Error()
+	} else {
+		dd.message = "failed to configure policy: " + err.Error()
+	}
+	switch cp.failurePolicy {
+	case admissionregistrationv1.Ignore:
+		tr.Err = fmt.Errorf("ignored under failurePolicy Ignore: %w", err)
+	case admissionregistrationv1.Fail:
+		st.denied = append(st.denied, dd)
+	default:
+		dd.message = fmt.Sprintf("unrecognized failure policy: '%v'", cp.failurePolicy)
+		st.denied = append(st.denied, dd)
+	}
+	st.trace = append(st.trace, tr)
+}
+
+// versionedFor converts the request's objects to kind once per request.
+func (st *requestState) versionedFor(kind schema.GroupVersionKind) (*versionedObjects, error) {
+	if vo, ok := st.versioned[kind]; ok {
+		return vo, nil
+	}
+	vo := &versionedObjects{kind: kind}
+	convert := func(obj runtime.Object) (runtime.Object, error) {
+		if obj == nil || kind == st.req.Kind || kind.Empty() {
+			return obj, nil
+		}
+		if gvk := obj.GetObjectKind().GroupVersionKind(); gvk == kind {
+			return obj, nil
+		}
+		return st.e.converter.Convert(obj, kind)
+	}
+	obj, err := convert(st.req.Object)
+	if err != nil {
+		return nil, err
+	}
+	old, err := convert(st.req.OldObject)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil {
+		m, err := builtin.ToUnstructured(old)
+		if err != nil {
+			vo.err = fmt.Errorf("failed to prepare oldObject variable for evaluation: %w", err)
+		} else {
+			vo.oldObject = m
+		}
+	}
+	if obj != nil && vo.err == nil {
+		m, err := builtin.ToUnstructured(obj)
+		if err != nil {
+			vo.err = fmt.Errorf("failed to prepare object variable for evaluation: %w", err)
+		} else {
+			vo.object = m
+		}
+	}
+	st.versioned[kind] = vo
+	return vo, nil
+}
+
+// loadNamespace fetches the request's namespace once, as the API server does
+// before evaluating a binding. A Namespace request has no namespaceObject.
+func (st *requestState) loadNamespace(ctx context.Context) error {
+	if st.nsLoaded {
+		return nil
+	}
+	name := st.req.Namespace
+	if k := st.req.Kind; k.Group == "" && k.Version == "v1" && k.Kind == "Namespace" {
+		name = ""
+	}
+	if name != "" {
+		var ns *corev1.Namespace
+		var err error
+		if st.e.opts.Namespaces == nil {
+			err = apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
+		} else {
+			ns, err = st.e.opts.Namespaces.GetNamespace(ctx, name)
+		}
+		if err != nil {
+			return err
+		}
+		if ns == nil {
+			return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
+		}
+		st.ns = ns
+		whole := ns.DeepCopy()
+		whole.TypeMeta = metav1.TypeMeta{}
+		trimmed := &corev1.Namespace{
+			Spec:   ns.Spec,
+			Status: ns.Status,
+			ObjectMeta: metav1.ObjectMeta{
+				Name: ns.Name, GenerateName: ns.GenerateName, Namespace: ns.Namespace, UID: ns.UID,
+				ResourceVersion: ns.ResourceVersion, Generation: ns.Generation,
+				CreationTimestamp: ns.CreationTimestamp, DeletionTimestamp: ns.DeletionTimestamp,
+				DeletionGracePeriodSeconds: ns.DeletionGracePeriodSeconds,
+				Labels:                     ns.Labels, Annotations: ns.Annotations, Finalizers: ns.Finalizers,
+			},
+		}
+		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(trimmed); err == nil {
+			st.nsTrimmed = m
+		}
+		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(whole); err == nil {
+			st.nsWhole = m
+		}
+	}
+	st.nsLoaded = true
+	return nil
+}
+
+// paramValue returns the CEL form of a param, converted once per request.
+// Built-in kinds get apiVersion and kind from the policy's paramKind, as the
+// API server injects them into its typed informer objects.
+func (st *requestState) paramValue(cp *compiledPolicy, p runtime.Object) (any, *k8stypes.NamespacedName) {
+	if p == nil {
+		return nil, nil
+	}
+	var nn *k8stypes.NamespacedName
+	if acc, err := meta.Accessor(p); err == nil {
+		nn = &k8stypes.NamespacedName{Namespace: acc.GetNamespace(), Name: acc.GetName()}
+	}
+	if v, ok := st.params[p]; ok {
+		return v, nn
+	}
+	m, err := builtin.ToUnstructured(p)
+	var v any
+	if err != nil {
+		v = types.NewErr("failed to prepare params: %v", err)
+	} else {
+		if builtin.Scheme().Recognizes(p.GetObjectKind().GroupVersionKind()) || p.GetObjectKind().GroupVersionKind().Empty() {
+			m["apiVersion"] = cp.paramKind.APIVersion
+			m["kind"] = cp.paramKind.Kind
+		}
+		v = m
+	}
+	st.params[p] = v
+	return v, nn
+}
+
+// forbidden builds the status a denied client receives, as the API server's
+// admission.NewForbidden plus the dispatcher's reason and cause.
+func (st *requestState) forbidden(d deniedDecision) *metav1.Status {
+	var msg string
+	if d.binding != "" {
+		msg = fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s", d.policy, d.binding, d.message)
+	} else {
+		msg = fmt.Sprintf("ValidatingAdmissionPolicy '%s' denied request: %s", d.policy, d.message)
+	}
+	name := st.req.Name
+	if name == "" {
+		name = "Unknown"
+		if obj := st.req.Object; obj != nil {
+			if acc, err := meta.Accessor(obj); err != nil {
+				name = "Unknown/errorGettingName"
+			} else if acc.GetName() != "" {
+				name = acc.GetName()
+			} else if acc.GetGenerateName() != "" {
+				name = acc.GetGenerateName()
+			}
+		}
+	}
+	status := apierrors.NewForbidden(st.req.Resource.GroupResource(), name, errors.New(msg)).ErrStatus
+	reason := d.reason
+	if reason == "" {
+		reason = metav1.StatusReasonInvalid
+	}
+	status.Reason = reason
+	status.Code = reasonToCode(reason)
+	status.Details.Causes = append(status.Details.Causes, metav1.StatusCause{Message: msg})
+	return &status
+}
+
+// reasonToCode maps a denial reason to its HTTP code, as the API server does.
+func reasonToCode(r metav1.StatusReason) int32 {
+	switch r {
+	case metav1.StatusReasonForbidden:
+		return 403
+	case metav1.StatusReasonUnauthorized:
+		return 401
+	case metav1.StatusReasonRequestEntityTooLarge:
+		return 413
+	}
+	return 422
+}
+
+// statusFor converts an error that aborted the request to the status the API
+// server would send: API errors keep their status, others are internal errors.
+func statusFor(err error) *metav1.Status {
+	var s apierrors.APIStatus
+	if errors.As(err, &s) {
+		st := s.Status()
+		return &st
+	}
+	st := apierrors.NewInternalError(err).ErrStatus
+	return &st
+}
+
+// requestValue builds the `request` variable: the JSON form of the
+// admission request with the given resource and kind.
+func (st *requestState) requestValue(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind) any {
+	r := st.req
+	dry := r.DryRun
+	user := r.UserInfo
+	if user.Extra != nil && len(user.Extra) == 0 {
+		user.Extra = nil
+	}
+	ar := &admissionv1.AdmissionRequest{
+		Kind:               metav1.GroupVersionKind(gvk),
+		Resource:           metav1.GroupVersionResource(gvr),
+		SubResource:        r.SubResource,
+		RequestKind:        (*metav1.GroupVersionKind)(&r.Kind),
+		RequestResource:    (*metav1.GroupVersionResource)(&r.Resource),
+		RequestSubResource: r.SubResource,
+		Name:               r.Name,
+		Namespace:          r.Namespace,
+		Operation:          r.Operation,
+		UserInfo:           user,
+		DryRun:             &dry,
+		Options:            runtime.RawExtension{Object: r.Options},
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ar)
+	if err != nil {
+		return types.NewErr("failed to prepare request: %v", err)
+	}
+	return m
+}
+
+// decision is the verdict of one validation, or of a whole evaluation when
+// it failed as a whole.
+type decision struct {
+	deny    bool
+	errored bool
+	message string
+	reason  metav1.StatusReason
+}
+
+type auditResult struct {
+	key     string
+	value   string
+	publish bool
+	err     string // non-empty: deny regardless of validationActions
+}
+
+type validateResult struct {
+	decisions []decision
+	audits    []auditResult
+}
+
+func (cp *compiledPolicy) errorDecision(msg string) validateResult {
+	return validateResult{decisions: []decision{{deny: cp.failurePolicy != admissionregistrationv1.Ignore, errored: true, message: msg}}}
+}
+
+// validate evaluates one (policy, binding, param), as the API server's
+// validator does.
+func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matched schema.GroupVersionResource, vo *versionedObjects, param any, tr *PolicyTrace) validateResult {
+	spec := field.NewPath("spec")
+	in := &celenv.Input{Params: param}
+	if vo.object != nil {
+		in.Object = vo.object
+	}
+	if vo.oldObject != nil {
+		in.OldObject = vo.oldObject
+	}
+	user := st.req.UserInfo
+	authzVal := celenv.NewAuthorizerValue(ctx, st.authz, user)
+	rrVal := celenv.NewRequestResourceValue(ctx, st.authz, user, celenv.RequestResource{
+		Group: st.req.Resource.Group, Resource: st.req.Resource.Resource, Subresource: st.req.SubResource,
+		Namespace: st.req.Namespace, Name: st.req.Name,
+	})
+
+	if len(cp.matchConditions) > 0 {
+		mcIn := *in
+		mcIn.Request = st.requestValue(st.req.Resource, vo.kind)
+		mcIn.Authorizer, mcIn.RequestResource = authzVal, rrVal
+		matched, err := st.matchConditions(ctx, cp, &mcIn, vo, tr)
+		if err != nil {
+			tr.Outcome = Errored
+			tr.Err = err
+			return cp.errorDecision(err.Error())
+		}
+		if !matched {
+			tr.Outcome = NotMatched
+			return validateResult{}
+		}
+	}
+	in.Request = st.requestValue(matched, vo.kind)
+	if st.nsTrimmed != nil {
+		in.Namespace = st.nsTrimmed
+	}
+	if vo.err != nil {
+		tr.Outcome, tr.Err = Errored, vo.err
+		return cp.errorDecision(vo.err.Error())
+	}
+
+	// Validations, with the authorizer.
+	valIn := *in
+	valIn.Authorizer, valIn.RequestResource = authzVal, rrVal
+	batch := cp.scope.NewBatch(ctx, &valIn, celenv.RuntimeBudget)
+	results := make([]celenv.Result, len(cp.validations))
+	for i, v := range cp.validations {
+		r, err := batch.Eval(v.expr)
+		if err != nil {
+			tr.Outcome, tr.Err = Errored, err
+			return cp.errorDecision(err.Error())
+		}
+		results[i] = r
+		tr.Cost += r.Cost
+	}
+	// Message expressions, on what is left and without the authorizer.
+	msgBatch := cp.scope.NewBatch(ctx, in, batch.Remaining())
+	messages := make([]*celenv.Result, len(cp.validations))
+	var msgErr error
+	for i, v := range cp.validations {
+		if v.message == nil {
+			continue
+		}
+		r, err := msgBatch.Eval(v.message)
+		if err != nil {
+			msgErr = err
+			break
+		}
+		messages[i] = &r
+		tr.Cost += r.Cost
+	}
+
+	out := validateResult{decisions: make([]decision, len(cp.validations))}
+	tr.Outcome = Passed
+	for i, v := range cp.validations {
+		r := results[i]
+		et := ExprTrace{Path: spec.Child("validations").Index(i).Child("expression"), Cost: r.Cost}
+		d := &out.decisions[i]
+		switch {
+		case r.Err != nil:
+			d.deny, d.errored, d.message = cp.failurePolicy != admissionregistrationv1.Ignore, true, r.Err.Error()
+			et.Outcome, et.Err = Errored, r.Err.Error()
+		case msgErr != nil:
+			d.deny, d.errored = cp.failurePolicy != admissionregistrationv1.Ignore, true
+			d.message = fmt.Sprintf("failed messageExpression: %s", msgErr)
+			et.Outcome, et.Err = Errored, d.message
+		case r.Value != types.True:
+			d.deny = true
+			d.reason = metav1.StatusReasonInvalid
+			if v.spec.Reason != nil {
+				d.reason = *v.spec.Reason
+			}
+			d.message = failureMessage(v, messages[i])
+			et.Outcome, et.Value = Failed, d.message
+		default:
+			et.Outcome, et.Value = Passed, "true"
+		}
+		if d.errored {
+			tr.Outcome = Errored
+		} else if d.deny && tr.Outcome != Errored {
+			tr.Outcome = Failed
+		}
+		tr.Expressions = append(tr.Expressions, et)
+	}
+
+	// Audit annotations: a fresh budget, no authorizer, the whole namespace.
+	if len(cp.audits) > 0 {
+		audIn := *in
+		if st.nsWhole != nil {
+			audIn.Namespace = st.nsWhole
+		}
+		ab := cp.scope.NewBatch(ctx, &audIn, celenv.RuntimeBudget)
+		out.audits = make([]auditResult, len(cp.audits))
+		for i, a := range cp.audits {
+			r, err := ab.Eval(a.expr)
+			if err != nil {
+				tr.Outcome, tr.Err = Errored, err
+				return cp.errorDecision(err.Error())
+			}
+			tr.Cost += r.Cost
+			ar := &out.audits[i]
+			ar.key = a.key
+			et := ExprTrace{Path: spec.Child("auditAnnotations").Index(i).Child("valueExpression"), Cost: r.Cost, Outcome: Passed}
+			switch {
+			case r.Err != nil:
+				et.Outcome, et.Err = Errored, r.Err.Error()
+				if cp.failurePolicy != admissionregistrationv1.Ignore {
+					ar.err = r.Err.Error()
+				}
+			case r.Value.Type() == types.StringType:
+				if s := strings.TrimSpace(string(r.Value.(types.String))); s != "" {
+					ar.publish, ar.value = true, s
+					et.Value = s
+				}
+			case r.Value.Type() == types.NullType:
+				et.Value = "null"
+			default:
+				ar.err = fmt.Sprintf("valueExpression '%v' resulted in unsupported return type: %v. Return type must be either string or null.", a.expr.Expression(), r.Value.Type())
+				et.Outcome, et.Err = Errored, ar.err
+			}
+			tr.Expressions = append(tr.Expressions, et)
+		}
+	}
+	return out
+}
+
+// failureMessage chooses the message of a failed validation:
+// messageExpression, then message, then the expression itself.
+func failureMessage(v compiledValidation, msg *celenv.Result) string {
+	var m string
+	if msg != nil && msg.Err == nil && msg.Value != nil {
+		if s, ok := msg.Value.(types.String); ok {
+			m = strings.TrimSpace(string(s))
+			if len(m) > celenv.MaxMessageExpressionLength || strings.Contains(m, "\n") {
+				m = ""
+			}
+		}
+	}
+	if m == "" && v.spec.Message != "" {
+		m = strings.TrimSpace(v.spec.Message)
+	}
+	if m == "" {
+		m = "failed expression: " + strings.TrimSpace(v.spec.Expression)
+	}
+	return m
+}
+
+// matchConditions evaluates the policy's match conditions: a false condition
+// wins over errors; otherwise errors fail or skip per failurePolicy.
+func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy, in *celenv.Input, vo *versionedObjects, tr *PolicyTrace) (bool, error) {
+	fail := cp.failurePolicy == admissionregistrationv1.Fail
+	ignore := cp.failurePolicy == admissionregistrationv1.Ignore
+	if vo.err != nil {
+		if fail {
+			return false, vo.err
+		}
+		return !ignore, nil
+	}
+	batch := cp.scope.NewBatch(ctx, in, celenv.MatchConditionsBudget)
+	results := make([]celenv.Result, len(cp.matchConditions))
+	for i, p := range cp.matchConditions {
+		r, err := batch.Eval(p)
+		if err != nil {
+			if fail {
+				return false, err
+			}
+			return !ignore, nil
+		}
+		results[i] = r
+		tr.Cost += r.Cost
+	}
+	var errs []error
+	for i, r := range results {
+		et := ExprTrace{Path: field.NewPath("spec", "matchConditions").Index(i).Child("expression"), Cost: r.Cost, Outcome: Passed}
+		if r.Err != nil {
+			et.Outcome, et.Err = Errored, r.Err.Error()
+			errs = append(errs, r.Err)
+		} else if r.Value == types.False {
+			et.Outcome, et.Value = Failed, "false"
+			tr.Expressions = append(tr.Expressions, et)
+			return false, nil
+		} else {
+			et.Value = valueString(r.Value)
+		}
+		tr.Expressions = append(tr.Expressions, et)
+	}
+	if len(errs) > 0 {
+		if fail {
+			return false, aggregate(errs)
+		}
+		if ignore {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// aggregate joins errors as apimachinery's NewAggregate prints them.
+func aggregate(errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	msgs := make([]string, 0, len(errs))
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if m := e.Error(); !seen[m] {
+			seen[m] = true
+			msgs = append(msgs, m)
+		}
+	}
+	if len(msgs) == 1 {
+		return errors.New(msgs[0])
+	}
+	return errors.New("[" + strings.Join(msgs, ", ") + "]")
+}
+
+func valueString(v ref.Val) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v.Value())
+}
+
+// fold applies one evaluation's results to the request, as the dispatcher
+// does: decisions through the binding's validationActions, audit annotation
+// errors as denials regardless of them.
+func (st *requestState) fold(cp *compiledPolicy, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding, r validateResult, collector *audit.Collector, tr *PolicyTrace) {
+	for i, d := range r.decisions {
+		if !d.deny {
+			continue
+		}
+		for _, action := range b.Spec.ValidationActions {
+			switch action {
+			case admissionregistrationv1.Deny:
+				st.denied = append(st.denied, deniedDecision{policy: cp.policy.Name, binding: b.Name, message: d.message, reason: d.reason})
+			case admissionregistrationv1.Audit:
+				st.failures = append(st.failures, audit.ValidationFailure{
+					Message: d.message, Policy: b.Spec.PolicyName, Binding: b.Name,
+					ExpressionIndex: i, ValidationActions: b.Spec.ValidationActions,
+				})
+			case admissionregistrationv1.Warn:
+				st.warnings.add(fmt.Sprintf("Validation failed for ValidatingAdmissionPolicy '%s' with binding '%s': %s", cp.policy.Name, b.Name, d.message))
+			}
+		}
+	}
+	for _, a := range r.audits {
+		switch {
+		case a.err != "":
+			st.denied = append(st.denied, deniedDecision{policy: cp.policy.Name, binding: b.Name, message: a.err})
+			tr.Outcome = Errored
+		case a.publish:
+			collector.Add(a.key, a.value)
+		}
+	}
+}

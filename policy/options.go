@@ -1,0 +1,81 @@
+package policy
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/matching"
+	"github.com/vapkit/vapkit/params"
+)
+
+// Options configure [Compile]. The zero value is valid: every nil field has
+// the documented fallback. Options are read during Compile only.
+type Options struct {
+	// Env is the CEL environment; nil means celenv.New(celenv.Options{}),
+	// Kubernetes 1.37.
+	Env *celenv.Env
+	// Params supplies parameter objects; nil behaves as an empty store, so
+	// bindings with a paramRef find nothing.
+	Params params.Source
+	// Namespaces looks up the namespace of namespaced requests (for
+	// namespaceSelector and namespaceObject); nil fails every lookup with a
+	// NotFound error, which aborts the request as in the API server.
+	Namespaces matching.NamespaceGetter
+	// Authorizer answers the authorizer library's checks; nil makes every
+	// check report the error "no authorizer configured".
+	Authorizer celenv.Authorizer
+	// Resources maps kinds to resources and knows which resources are
+	// equivalent. Nil: the built-in kinds of Kubernetes 1.37 plus the kinds
+	// of CRDs.
+	Resources ResourceMapper
+	// CRDs are apiextensions.k8s.io/v1 CustomResourceDefinitions whose kinds
+	// the default ResourceMapper knows: all served versions of one CRD are
+	// equivalent resources. Ignored when Resources is set.
+	CRDs []*unstructured.Unstructured
+	// Converter converts objects to the version a policy matched with
+	// matchPolicy Equivalent. Nil: custom resources are converted by
+	// rewriting apiVersion (the CRD "None" strategy) and other objects fail
+	// to convert.
+	Converter Converter
+}
+
+// ResourceMapper knows the resources behind kinds and which resources share
+// storage. Implementations must be safe for concurrent use.
+type ResourceMapper interface {
+	runtime.EquivalentResourceMapper
+	// ResourceFor returns the resource serving kind and whether it is
+	// namespaced; an error when the kind is unknown.
+	ResourceFor(kind schema.GroupVersionKind) (resource schema.GroupVersionResource, namespaced bool, err error)
+}
+
+// Converter converts an object to another version of its kind.
+// Implementations must be safe for concurrent use and must not modify obj.
+type Converter interface {
+	Convert(obj runtime.Object, to schema.GroupVersionKind) (runtime.Object, error)
+}
+
+// ConverterFunc adapts a function to [Converter].
+type ConverterFunc func(obj runtime.Object, to schema.GroupVersionKind) (runtime.Object, error)
+
+// Convert calls f(obj, to).
+func (f ConverterFunc) Convert(obj runtime.Object, to schema.GroupVersionKind) (runtime.Object, error) {
+	return f(obj, to)
+}
+
+// apiVersionConverter converts custom resources the way the API server's
+// "None" conversion strategy does: only apiVersion changes.
+type apiVersionConverter struct{}
+
+func (apiVersionConverter) Convert(obj runtime.Object, to schema.GroupVersionKind) (runtime.Object, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("no conversion from %T to %v is configured", obj, to)
+	}
+	out := u.DeepCopy()
+	out.SetAPIVersion(to.GroupVersion().String())
+	return out, nil
+}
