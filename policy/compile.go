@@ -26,6 +26,10 @@ type Evaluator struct {
 	index      *matching.Index
 	issues     field.ErrorList
 	unattached []string // policies without bindings, by name
+	// skipped are trace entries for what is never evaluated: policies
+	// without bindings, policies the API server drops, bindings naming a
+	// missing policy; sorted by policy, then binding.
+	skipped []PolicyTrace
 }
 
 type compiledPolicy struct {
@@ -38,17 +42,20 @@ type compiledPolicy struct {
 
 	scope           *celenv.Scope
 	matchConditions []*celenv.Program
+	mcPaths         []*field.Path
 	validations     []compiledValidation
 	audits          []compiledAudit
 }
 
 type compiledValidation struct {
+	path    *field.Path // of the expression, for traces
 	spec    admissionregistrationv1.Validation
 	expr    *celenv.Program
 	message *celenv.Program // nil without messageExpression
 }
 
 type compiledAudit struct {
+	path *field.Path
 	key  string
 	expr *celenv.Program
 }
@@ -93,6 +100,7 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 
 	var errs field.ErrorList
 	byName := map[string]*compiledPolicy{}
+	dropped := map[string]bool{}
 	for i, p := range policies {
 		path := field.NewPath("policies").Index(i)
 		if p == nil {
@@ -107,6 +115,9 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 		e.issues = append(e.issues, iss...)
 		if cp != nil {
 			byName[p.Name] = cp
+		} else {
+			dropped[p.Name] = true
+			e.skipped = append(e.skipped, PolicyTrace{Policy: p.Name, Outcome: Skipped, Err: errDropped})
 		}
 	}
 	seen := map[string]bool{}
@@ -123,6 +134,12 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 		seen[b.Name] = true
 		cp, ok := byName[b.Spec.PolicyName]
 		if !ok {
+			why := errPolicyNotFound
+			if dropped[b.Spec.PolicyName] {
+				why = errDropped
+			}
+			e.skipped = append(e.skipped, PolicyTrace{Policy: b.Spec.PolicyName, Binding: b.Name, Outcome: Skipped,
+				Actions: slices.Clone(b.Spec.ValidationActions), Err: why})
 			e.issues = append(e.issues, field.NotFound(field.NewPath("validatingAdmissionPolicyBinding").Key(b.Name).Child("spec", "policyName"), b.Spec.PolicyName))
 			continue
 		}
@@ -134,6 +151,7 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 	for _, cp := range byName {
 		if len(cp.bindings) == 0 {
 			e.unattached = append(e.unattached, cp.policy.Name)
+			e.skipped = append(e.skipped, PolicyTrace{Policy: cp.policy.Name, Outcome: Skipped, Err: errNoBindings})
 			continue
 		}
 		slices.SortFunc(cp.bindings, func(a, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) int {
@@ -142,6 +160,9 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 		e.policies = append(e.policies, cp)
 	}
 	slices.Sort(e.unattached)
+	slices.SortFunc(e.skipped, func(a, b PolicyTrace) int {
+		return cmp.Or(cmp.Compare(a.Policy, b.Policy), cmp.Compare(a.Binding, b.Binding))
+	})
 	slices.SortFunc(e.policies, func(a, b *compiledPolicy) int { return cmp.Compare(a.policy.Name, b.policy.Name) })
 	entries := make([]matching.IndexEntry, len(e.policies))
 	for i, cp := range e.policies {
@@ -196,19 +217,25 @@ func (e *Evaluator) compilePolicy(p *admissionregistrationv1.ValidatingAdmission
 	}
 	full := celenv.Decls{Authorizer: true}
 	for i, mc := range p.Spec.MatchConditions {
+		path := field.NewPath("spec", "matchConditions").Index(i).Child("expression")
 		prog := cp.scope.Compile(mc.Expression, full, celenv.BoolResult)
 		report(spec.Child("matchConditions").Index(i).Child("expression"), prog)
 		cp.matchConditions = append(cp.matchConditions, prog)
+		cp.mcPaths = append(cp.mcPaths, path)
 	}
 	for i, v := range p.Spec.Validations {
 		prog := cp.scope.Compile(v.Expression, full, celenv.BoolResult)
 		report(spec.Child("validations").Index(i).Child("expression"), prog)
-		cp.validations = append(cp.validations, compiledValidation{spec: v, expr: prog})
+		cp.validations = append(cp.validations, compiledValidation{
+			path: field.NewPath("spec", "validations").Index(i).Child("expression"), spec: v, expr: prog,
+		})
 	}
 	for i, a := range p.Spec.AuditAnnotations {
 		prog := cp.scope.Compile(a.ValueExpression, full, celenv.StringOrNullResult)
 		report(spec.Child("auditAnnotations").Index(i).Child("valueExpression"), prog)
-		cp.audits = append(cp.audits, compiledAudit{key: a.Key, expr: prog})
+		cp.audits = append(cp.audits, compiledAudit{
+			path: field.NewPath("spec", "auditAnnotations").Index(i).Child("valueExpression"), key: a.Key, expr: prog,
+		})
 	}
 	for i, v := range p.Spec.Validations {
 		if v.MessageExpression == "" {

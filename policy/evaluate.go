@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
-	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stypes "k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/audit"
 	"github.com/vapkit/vapkit/celenv"
@@ -35,9 +34,23 @@ import (
 // the request with the lookup's own status (404 for a missing namespace),
 // whatever the failurePolicy, as in the API server.
 //
+// Cancellation: when ctx is done before the decision is complete, Evaluate
+// returns a nil Decision and ctx.Err() (errors.Is works with
+// context.Canceled and context.DeadlineExceeded). A running expression stops
+// at its next interrupt check (every celenv.CheckFrequency comprehension
+// iterations) with "operation interrupted"; no further binding or policy is
+// started, and plug-ins receive ctx. A partial decision is never returned.
+//
 // Policies are evaluated in name order, then bindings in name order, then
 // params in namespace/name order. The API server's order is unspecified;
 // where several policies deny, vapkit reports the first in this order.
+//
+// The Trace has an entry for every policy: one per evaluated (binding,
+// param), NotMatched for policies and bindings that do not match the
+// request, and, after those, Skipped entries with a reason in Err for what
+// is never evaluated (policies without bindings, bindings whose policy is
+// missing). Errors ignored under failurePolicy Ignore are in Err or in the
+// expression entries.
 func (e *Evaluator) Evaluate(ctx context.Context, req *Request) (*Decision, error) {
 	if req == nil {
 		return nil, errors.New("request is nil")
@@ -67,6 +80,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, req *Request) (*Decision, erro
 	}
 	d := &Decision{Allowed: true}
 	if matching.Exempt(req.Resource.GroupResource()) {
+		d.Trace = e.exemptTrace()
 		return d, nil
 	}
 	if err := st.dispatch(ctx, d); err != nil {
@@ -103,6 +117,10 @@ type requestState struct {
 	versioned map[schema.GroupVersionKind]*versionedObjects
 	params    map[runtime.Object]any
 
+	requestVals map[requestKey]any
+	options     any
+	optionsDone bool
+
 	nsLoaded           bool
 	ns                 *corev1.Namespace
 	nsTrimmed, nsWhole any
@@ -128,17 +146,50 @@ type versionedObjects struct {
 	err               error // preparing the CEL values failed
 }
 
+// Trace explanations for entries that were never evaluated.
+var (
+	errNoBindings     = errors.New("policy has no bindings")
+	errPolicyNotFound = errors.New("binding's policy not found")
+	errDropped        = errors.New("policy is not enforced: its paramKind apiVersion cannot be parsed")
+	errExempt         = errors.New("resource is exempt from admission policies")
+)
+
+// exemptTrace lists every policy and binding as skipped, for requests on
+// the admission registration resources themselves.
+func (e *Evaluator) exemptTrace() []PolicyTrace {
+	tr := make([]PolicyTrace, 0, len(e.policies)+len(e.skipped))
+	for _, cp := range e.policies {
+		tr = append(tr, PolicyTrace{Policy: cp.policy.Name, Outcome: Skipped, Err: errExempt})
+	}
+	return append(tr, e.skipped...)
+}
+
+// dispatch evaluates every policy in name order. The trace gets an entry for
+// each policy the request does not match (index or matchConstraints), each
+// evaluated (policy, binding, param) and, last, the entries of
+// Evaluator.skipped, so that nothing is left out silently.
 func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 	mopts := matching.Options{Namespaces: st.e.opts.Namespaces, Resources: st.e.mapper}
-	for _, id := range st.e.index.CandidatesFor(st.attrs, st.e.mapper) {
-		cp := st.e.policies[id]
+	cands := st.e.index.CandidatesFor(st.attrs, st.e.mapper)
+	st.trace = make([]PolicyTrace, 0, len(st.e.policies)+len(st.e.skipped))
+	for id, cp := range st.e.policies {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		name := cp.policy.Name
+		// Candidate IDs are sorted indexes into policies.
+		if len(cands) == 0 || cands[0] != id {
+			st.trace = append(st.trace, PolicyTrace{Policy: name, Outcome: NotMatched})
+			continue
+		}
+		cands = cands[1:]
 		res, err := matching.MatchPolicy(ctx, cp.policy, st.attrs, mopts)
 		if err != nil {
 			st.configError(cp, nil, err)
 			continue
 		}
 		if !res.Matched {
+			st.trace = append(st.trace, PolicyTrace{Policy: name, Outcome: NotMatched})
 			continue
 		}
 		if cp.configErr != nil {
@@ -147,6 +198,9 @@ func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 		}
 		collector := audit.NewCollector(name)
 		for _, b := range cp.bindings {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			ok, err := matching.MatchBinding(ctx, b, st.attrs, mopts)
 			if err != nil {
 				st.configError(cp, b, err)
@@ -178,6 +232,9 @@ func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 				}
 			}
 			if err := st.loadNamespace(ctx); err != nil {
+				// The lookup failure aborts the whole request.
+				st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: Errored, Actions: b.Spec.ValidationActions,
+					Err: fmt.Errorf("namespace lookup failed; request aborted: %w", err)})
 				return err
 			}
 			if len(ps) == 0 {
@@ -196,6 +253,7 @@ func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 			st.annotate(a.Key, a.Value)
 		}
 	}
+	st.trace = append(st.trace, st.e.skipped...)
 	return ctx.Err()
 }
 
@@ -415,32 +473,100 @@ func statusFor(err error) *metav1.Status {
 	return &st
 }
 
-// requestValue builds the `request` variable: the JSON form of the
-// admission request with the given resource and kind.
+// requestValue returns the `request` variable for the given resource and
+// kind: the JSON form of the admission request, built once per request and
+// resource/kind pair.
 func (st *requestState) requestValue(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind) any {
-	r := st.req
-	dry := r.DryRun
-	user := r.UserInfo
-	if user.Extra != nil && len(user.Extra) == 0 {
-		user.Extra = nil
+	key := requestKey{gvr, gvk}
+	if v, ok := st.requestVals[key]; ok {
+		return v
 	}
-	ar := &admissionv1.AdmissionRequest{
-		Kind:               metav1.GroupVersionKind(gvk),
-		Resource:           metav1.GroupVersionResource(gvr),
-		SubResource:        r.SubResource,
-		RequestKind:        (*metav1.GroupVersionKind)(&r.Kind),
-		RequestResource:    (*metav1.GroupVersionResource)(&r.Resource),
-		RequestSubResource: r.SubResource,
-		Name:               r.Name,
-		Namespace:          r.Namespace,
-		Operation:          r.Operation,
-		UserInfo:           user,
-		DryRun:             &dry,
-		Options:            runtime.RawExtension{Object: r.Options},
+	if !st.optionsDone {
+		st.optionsDone = true
+		if st.req.Options != nil {
+			m, err := builtin.ToUnstructured(st.req.Options)
+			if err != nil {
+				st.options = types.NewErr("failed to prepare request options: %v", err)
+			} else {
+				st.options = m
+			}
+		}
 	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ar)
-	if err != nil {
-		return types.NewErr("failed to prepare request: %v", err)
+	v := admissionRequestJSON(st.req, gvr, gvk, st.options)
+	if st.requestVals == nil {
+		st.requestVals = map[requestKey]any{}
+	}
+	st.requestVals[key] = v
+	return v
+}
+
+type requestKey struct {
+	gvr schema.GroupVersionResource
+	gvk schema.GroupVersionKind
+}
+
+// admissionRequestJSON builds what runtime.DefaultUnstructuredConverter
+// makes of the admission/v1 AdmissionRequest the API server passes to CEL:
+// kind and resource are the matched ones, requestKind and requestResource
+// the request's; fields marked omitempty are absent when empty; uid is empty
+// because the server does not set it; object and oldObject are null because
+// the request carries them in their own variables.
+func admissionRequestJSON(r *Request, gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, options any) map[string]any {
+	m := map[string]any{
+		"uid":             "",
+		"kind":            map[string]any{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind},
+		"resource":        map[string]any{"group": gvr.Group, "version": gvr.Version, "resource": gvr.Resource},
+		"requestKind":     map[string]any{"group": r.Kind.Group, "version": r.Kind.Version, "kind": r.Kind.Kind},
+		"requestResource": map[string]any{"group": r.Resource.Group, "version": r.Resource.Version, "resource": r.Resource.Resource},
+		"operation":       string(r.Operation),
+		"userInfo":        userInfoJSON(r.UserInfo),
+		"dryRun":          r.DryRun,
+		"options":         options,
+		"object":          nil,
+		"oldObject":       nil,
+	}
+	if r.SubResource != "" {
+		m["subResource"] = r.SubResource
+		m["requestSubResource"] = r.SubResource
+	}
+	if r.Name != "" {
+		m["name"] = r.Name
+	}
+	if r.Namespace != "" {
+		m["namespace"] = r.Namespace
+	}
+	return m
+}
+
+func userInfoJSON(u authenticationv1.UserInfo) map[string]any {
+	m := map[string]any{}
+	if u.Username != "" {
+		m["username"] = u.Username
+	}
+	if u.UID != "" {
+		m["uid"] = u.UID
+	}
+	if len(u.Groups) > 0 {
+		groups := make([]any, len(u.Groups))
+		for i, g := range u.Groups {
+			groups[i] = g
+		}
+		m["groups"] = groups
+	}
+	if len(u.Extra) > 0 {
+		extra := make(map[string]any, len(u.Extra))
+		for k, vs := range u.Extra {
+			if vs == nil {
+				extra[k] = nil
+				continue
+			}
+			l := make([]any, len(vs))
+			for i, v := range vs {
+				l[i] = v
+			}
+			extra[k] = l
+		}
+		m["extra"] = extra
 	}
 	return m
 }
@@ -473,7 +599,6 @@ func (cp *compiledPolicy) errorDecision(msg string) validateResult {
 // validate evaluates one (policy, binding, param), as the API server's
 // validator does.
 func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matched schema.GroupVersionResource, vo *versionedObjects, param any, tr *PolicyTrace) validateResult {
-	spec := field.NewPath("spec")
 	in := &celenv.Input{Params: param}
 	if vo.object != nil {
 		in.Object = vo.object
@@ -547,7 +672,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 	tr.Outcome = Passed
 	for i, v := range cp.validations {
 		r := results[i]
-		et := ExprTrace{Path: spec.Child("validations").Index(i).Child("expression"), Cost: r.Cost}
+		et := ExprTrace{Path: v.path, Cost: r.Cost}
 		d := &out.decisions[i]
 		switch {
 		case r.Err != nil:
@@ -593,7 +718,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 			tr.Cost += r.Cost
 			ar := &out.audits[i]
 			ar.key = a.key
-			et := ExprTrace{Path: spec.Child("auditAnnotations").Index(i).Child("valueExpression"), Cost: r.Cost, Outcome: Passed}
+			et := ExprTrace{Path: a.path, Cost: r.Cost, Outcome: Passed}
 			switch {
 			case r.Err != nil:
 				et.Outcome, et.Err = Errored, r.Err.Error()
@@ -647,6 +772,7 @@ func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy,
 		if fail {
 			return false, vo.err
 		}
+		tr.Err = ignoredMatchError(ignore, vo.err)
 		return !ignore, nil
 	}
 	batch := cp.scope.NewBatch(ctx, in, celenv.MatchConditionsBudget)
@@ -657,6 +783,7 @@ func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy,
 			if fail {
 				return false, err
 			}
+			tr.Err = ignoredMatchError(ignore, err)
 			return !ignore, nil
 		}
 		results[i] = r
@@ -664,7 +791,7 @@ func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy,
 	}
 	var errs []error
 	for i, r := range results {
-		et := ExprTrace{Path: field.NewPath("spec", "matchConditions").Index(i).Child("expression"), Cost: r.Cost, Outcome: Passed}
+		et := ExprTrace{Path: cp.mcPaths[i], Cost: r.Cost, Outcome: Passed}
 		if r.Err != nil {
 			et.Outcome, et.Err = Errored, r.Err.Error()
 			errs = append(errs, r.Err)
@@ -681,11 +808,22 @@ func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy,
 		if fail {
 			return false, aggregate(errs)
 		}
+		tr.Err = ignoredMatchError(ignore, aggregate(errs))
 		if ignore {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// ignoredMatchError explains, for the trace, a match condition error that
+// did not fail the request: under Ignore the policy is skipped, under an
+// unrecognized failurePolicy evaluation goes on.
+func ignoredMatchError(ignore bool, err error) error {
+	if ignore {
+		return fmt.Errorf("match condition error ignored under failurePolicy Ignore; policy skipped: %w", err)
+	}
+	return fmt.Errorf("match condition error ignored; evaluation continues: %w", err)
 }
 
 // aggregate joins errors as apimachinery's NewAggregate prints them.

@@ -693,3 +693,28 @@ func FuzzToUnstructured(f *testing.F) {
 		_, _ = ToUnstructured(u)
 	})
 }
+
+func TestMapperConcurrent(t *testing.T) {
+	m, err := NewMapper(CRD{Group: "example.com", Kind: "Widget", Plural: "widgets", Versions: []string{"v1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	for range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 100 {
+				if _, _, err := m.ResourceFor(gvk("apps", "v1", "Deployment")); err != nil {
+					t.Error(err)
+				}
+				m.EquivalentResourcesFor(gvr("example.com", "v1", "widgets"), "")
+				if _, err := ToUnstructured(&corev1.ConfigMap{}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+}

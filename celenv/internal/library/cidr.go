@@ -169,6 +169,7 @@ func parseCIDR(s string) (netip.Prefix, error) {
 	return p, nil
 }
 
+// stringToCIDR is the binding of cidr(string).
 func stringToCIDR(arg ref.Val) ref.Val {
 	s, ok := arg.Value().(string)
 	if !ok {
@@ -181,6 +182,7 @@ func stringToCIDR(arg ref.Val) ref.Val {
 	return CIDRValue{Prefix: p}
 }
 
+// isCIDR is the binding of isCIDR(string).
 func isCIDR(arg ref.Val) ref.Val {
 	s, ok := arg.Value().(string)
 	if !ok {
@@ -198,6 +200,7 @@ func cidrContainsIPString(c, s ref.Val) ref.Val {
 	return cidrContainsIP(c, stringToIP(s))
 }
 
+// cidrContainsIP is the binding of containsIP(net.IP).
 func cidrContainsIP(c, other ref.Val) ref.Val {
 	cidr, ok := c.(CIDRValue)
 	if !ok {
@@ -230,6 +233,7 @@ func cidrContainsCIDR(c, other ref.Val) ref.Val {
 	return types.Bool(cidr.Prefix.Overlaps(inner.Prefix) && cidr.Prefix.Bits() <= inner.Prefix.Bits())
 }
 
+// cidrIP is the binding of the member ip(): the address as written.
 func cidrIP(arg ref.Val) ref.Val {
 	cidr, ok := arg.(CIDRValue)
 	if !ok {
@@ -238,6 +242,7 @@ func cidrIP(arg ref.Val) ref.Val {
 	return IPValue{Addr: cidr.Prefix.Addr()}
 }
 
+// cidrPrefixLength is the binding of prefixLength().
 func cidrPrefixLength(arg ref.Val) ref.Val {
 	cidr, ok := arg.(CIDRValue)
 	if !ok {
@@ -246,6 +251,7 @@ func cidrPrefixLength(arg ref.Val) ref.Val {
 	return types.Int(cidr.Prefix.Bits())
 }
 
+// cidrMasked is the binding of masked(): host bits cleared.
 func cidrMasked(arg ref.Val) ref.Val {
 	cidr, ok := arg.(CIDRValue)
 	if !ok {
@@ -254,6 +260,7 @@ func cidrMasked(arg ref.Val) ref.Val {
 	return CIDRValue{Prefix: cidr.Prefix.Masked()}
 }
 
+// cidrToString is the binding of string(net.CIDR), host bits kept.
 func cidrToString(arg ref.Val) ref.Val {
 	cidr, ok := arg.(CIDRValue)
 	if !ok {

@@ -171,6 +171,7 @@ func parseIP(s string) (netip.Addr, error) {
 	return addr, nil
 }
 
+// stringToIP is the binding of ip(string).
 func stringToIP(arg ref.Val) ref.Val {
 	s, ok := arg.Value().(string)
 	if !ok {
@@ -183,6 +184,7 @@ func stringToIP(arg ref.Val) ref.Val {
 	return IPValue{Addr: addr}
 }
 
+// isIP is the binding of isIP(string).
 func isIP(arg ref.Val) ref.Val {
 	s, ok := arg.Value().(string)
 	if !ok {
@@ -192,6 +194,7 @@ func isIP(arg ref.Val) ref.Val {
 	return types.Bool(err == nil)
 }
 
+// ipIsCanonical is the binding of ip.isCanonical(string).
 func ipIsCanonical(arg ref.Val) ref.Val {
 	s, ok := arg.Value().(string)
 	if !ok {
@@ -205,6 +208,7 @@ func ipIsCanonical(arg ref.Val) ref.Val {
 	return types.Bool(addr.String() == s)
 }
 
+// ipFamily is the binding of family(); the error is unreachable for parsed addresses.
 func ipFamily(arg ref.Val) ref.Val {
 	ip, ok := arg.(IPValue)
 	if !ok {
@@ -230,6 +234,7 @@ func ipPredicate(pred func(netip.Addr) bool) func(ref.Val) ref.Val {
 	}
 }
 
+// ipToString is the binding of string(net.IP): the canonical form.
 func ipToString(arg ref.Val) ref.Val {
 	ip, ok := arg.(IPValue)
 	if !ok {

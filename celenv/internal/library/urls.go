@@ -151,6 +151,7 @@ func stringToURL(arg ref.Val) ref.Val {
 	return URLValue{URL: u}
 }
 
+// isURL is the binding of isURL(string); unlike url() it skips url.Parse.
 func isURL(arg ref.Val) ref.Val {
 	s, ok := arg.Value().(string)
 	if !ok {
