@@ -148,7 +148,7 @@ func TestSplitYAML(t *testing.T) {
 			t.Parallel()
 			got := splitYAML([]byte(tc.in))
 			if !reflect.DeepEqual(normalize(got), normalize(tc.want)) {
-				t.Errorf("splitYAML(%q) = %q, want %q", tc.in, got, tc.want)
+				t.Errorf("splitYAML(%q) = %+v, want %+v", tc.in, got, tc.want)
 			}
 		})
 	}

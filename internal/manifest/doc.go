@@ -21,7 +21,10 @@
 // are allowed anywhere. YAML is converted to JSON with sigs.k8s.io/yaml, so
 // integers stay integers and YAML 1.1 rules apply (an unquoted yes is a
 // boolean). Input whose first significant character is "{" or "[" is read
-// as a stream of concatenated JSON values when it parses as JSON. A v1 List
+// as a stream of concatenated JSON values when it parses as JSON and has no
+// "---" line (JSON documents separated by "---" are read as YAML). Documents
+// holding only comments, whitespace or a YAML null are skipped but keep their
+// number. A v1 List
 // document (in either syntax) yields one Document per item; the items share
 // the List's document number and have their own Item and Line.
 //
@@ -57,5 +60,6 @@
 //
 // Decode never panics: invalid UTF-8, deeply nested values (go-yaml and
 // encoding/json stop at 10,000 levels) and alias bombs are reported as
-// errors. Memory use is a small multiple of the input size.
+// errors. Memory use is a small multiple of the input size. Decode keeps no
+// state between calls and is safe for concurrent use.
 package manifest

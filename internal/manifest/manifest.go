@@ -105,7 +105,7 @@ func DecodeFile(path string) ([]Document, error) {
 // individual errors are [*Error] values.
 func Decode(data []byte, filename string) ([]Document, error) {
 	d := &decoder{file: filename, lines: newLineIndex(data)}
-	if looksLikeJSON(data) {
+	if looksLikeJSON(data) && !hasSeparatorLine(data) {
 		if ok := d.decodeJSONStream(data); ok {
 			return d.result()
 		}
@@ -167,6 +167,29 @@ func looksLikeJSON(data []byte) bool {
 			continue
 		}
 		return b == '{' || b == '['
+	}
+	return false
+}
+
+// hasSeparatorLine reports whether data has a YAML document separator line,
+// which no JSON stream can contain: JSON strings hold no raw newlines.
+func hasSeparatorLine(data []byte) bool {
+	for off := 0; off < len(data); {
+		i := bytes.Index(data[off:], []byte("---"))
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		if at == 0 || data[at-1] == '\n' {
+			end := bytes.IndexByte(data[at:], '\n')
+			if end < 0 {
+				end = len(data) - at
+			}
+			if sep, _ := separator(data[at : at+end]); sep {
+				return true
+			}
+		}
+		off = at + 3
 	}
 	return false
 }

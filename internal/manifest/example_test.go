@@ -1,0 +1,57 @@
+package manifest_test
+
+import (
+	"fmt"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/vapkit/vapkit/internal/manifest"
+)
+
+func Example() {
+	const input = `# A policy written in v1beta1, read back as defaulted v1.
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - expression: "object.spec.replicas <= 5"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: limits}
+data: {max: "5"}
+`
+	docs, err := manifest.Decode([]byte(input), "example.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range docs {
+		switch o := d.Object.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			fmt.Printf("document %d, line %d: %s %s failurePolicy=%s matchPolicy=%s scope=%s\n",
+				d.Index, d.Line, o.APIVersion, o.Name, *o.Spec.FailurePolicy,
+				*o.Spec.MatchConstraints.MatchPolicy, *o.Spec.MatchConstraints.ResourceRules[0].Scope)
+		case *unstructured.Unstructured:
+			fmt.Printf("document %d, line %d: %s %s\n", d.Index, d.Line, o.GetKind(), o.GetName())
+		}
+	}
+
+	_, err = manifest.Decode([]byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: typo}
+spec:
+  validations:
+  - expresion: "true"
+`), "broken.yaml")
+	fmt.Println(err)
+	// Output:
+	// document 1, line 2: admissionregistration.k8s.io/v1 max-replicas failurePolicy=Fail matchPolicy=Equivalent scope=*
+	// document 2, line 12: ConfigMap limits
+	// broken.yaml:6: document 1 (ValidatingAdmissionPolicy/typo): unknown field "spec.validations[0].expresion"
+}
