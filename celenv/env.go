@@ -2,6 +2,7 @@ package celenv
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -56,6 +57,18 @@ const (
 	// rollback can still evaluate them.
 	NewExpressions
 )
+
+// String returns the API server's name of the mode: "StoredExpressions" or
+// "NewExpressions".
+func (m Mode) String() string {
+	switch m {
+	case StoredExpressions:
+		return "StoredExpressions"
+	case NewExpressions:
+		return "NewExpressions"
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
 
 // versionedOption is one entry of the API server's base environment: options
 // introduced in one version and possibly removed in a later one.
@@ -203,3 +216,19 @@ func New(opts Options) (*Env, error) {
 
 // Version returns the Kubernetes version e imitates.
 func (e *Env) Version() Version { return e.version }
+
+// CELEnv returns the underlying cel-go environment of the given mode with the
+// variables d declares (`variables` is declared with no fields). It lets
+// callers inspect the declared functions and macros or compile expressions
+// with cel-go directly; programs built from it need [Env.ProgramOptions] to
+// be costed as the API server costs them. It returns nil for an unknown mode.
+func (e *Env) CELEnv(mode Mode, d Decls) *cel.Env {
+	return e.envs[declKey{params: d.Params, authorizer: d.Authorizer, mode: mode}]
+}
+
+// ProgramOptions returns the program options the API server uses for
+// admission expressions: optimisation, cost tracking with the Kubernetes
+// call costs, the per-call cost limit and the interrupt check frequency.
+func (e *Env) ProgramOptions() []cel.ProgramOption {
+	return append(append([]cel.ProgramOption(nil), e.program...), cel.InterruptCheckFrequency(CheckFrequency))
+}

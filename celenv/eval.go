@@ -147,7 +147,13 @@ func (l *lazyVariables) resolve(name string) ref.Val {
 	}
 	p := l.batch.scope.variables[name]
 	var v ref.Val
-	if p.err != nil {
+	if l.batch.varCost > l.batch.remaining {
+		// The variables evaluated so far already spent the budget, so Eval
+		// will report ErrCostBudgetExceeded whatever happens next; stop
+		// evaluating, or a chain of thousands of variables could run far
+		// past the budget before that check.
+		v = types.NewErr("%s", ErrCostBudgetExceeded.Error())
+	} else if p.err != nil {
 		v = types.NewErr("composited variable %q fails to compile: %v", name, p.err.Detail)
 	} else {
 		out, details, err := p.prog.ContextEval(l.batch.ctx, &l.batch.act)

@@ -104,6 +104,8 @@ func newTypeProvider(base types.Provider, objs ...*objectType) *typeProvider {
 	if a, ok := base.(types.Adapter); ok {
 		p.adapter = a
 	}
+	// Maps iterate in sorted key order, so evaluation is deterministic.
+	p.adapter = newOrderedAdapter(p.adapter)
 	for _, o := range objs {
 		p.objects[o.name] = o
 	}

@@ -1,0 +1,60 @@
+// Package celenv is the Kubernetes CEL environment of ValidatingAdmissionPolicy
+// expressions, as k8s.io/apiserver v0.37.2 builds it: the variables (object,
+// oldObject, params, request, namespaceObject, authorizer,
+// authorizer.requestResource, variables) with their declared types, every CEL
+// library and language option the API server enables, and the runtime cost
+// figures that decide when an expression runs out of budget.
+//
+// [New] builds the environments of one Kubernetes minor version (1.30 to 1.37,
+// default 1.37). Each holds two modes, as the API server does:
+// [StoredExpressions], the larger environment a server of that version uses to
+// evaluate policies (every library it knows), and [NewExpressions], what it
+// accepts in new or changed expressions (only libraries a server one minor
+// version older knows, so that a rollback keeps working). Compiling in
+// NewExpressions answers "would a 1.33 API server accept this policy?":
+//
+//	env, _ := celenv.New(celenv.Options{Version: celenv.Version1_33})
+//	p := env.NewScope(false, celenv.NewExpressions).Compile(expr, celenv.Decls{}, celenv.BoolResult)
+//	if err := p.Err(); err != nil { ... } // err.Detail is the API server's text
+//
+// A [Scope] compiles the expressions of one policy, adding its variables in
+// order; a [Batch] evaluates them against one request with a shared cost
+// budget and a memo of variable values.
+//
+// The package also exports the rules that only matter with schemas: property
+// name escaping ([Escape], [Unescape]) and list-type semantics ([ListType],
+// [ListValue], [EqualLists], [ConcatLists]). Admission policies never use them
+// at runtime, since the API server evaluates object, oldObject and params
+// without schemas, but type checking and schema-aware evaluation do.
+//
+// # Concurrency
+//
+// An [Env] and the [Program] values compiled from it are immutable and safe
+// for concurrent use. A [Scope] is built by one goroutine and may be shared
+// once its last expression is compiled. A [Batch] belongs to one goroutine.
+// Functions without a receiver keep no state.
+//
+// # Errors
+//
+// Expressions that fail to compile do not make Compile fail: the returned
+// [Program] carries a [CompileError] whose Detail is the API server's text
+// ("compilation failed: ERROR: <input>:1:8: ..."), and evaluating it yields
+// "compilation error: <detail>", as the API server reports it. Evaluation
+// failures of one expression are in [Result].Err with the API server's text
+// ("expression '<expr>' resulted in error: <cause>"); [Batch.Eval] returns an
+// error only when the whole batch must stop, for instance
+// [ErrCostBudgetExceeded]. [New] and [ParseVersion] reject unsupported
+// versions.
+//
+// # Compatibility
+//
+// Function names, overload IDs, macros, CEL type names, error texts and costs
+// match k8s.io/apiserver v0.37.2 evaluated with github.com/google/cel-go
+// v0.29.2. For a version v before 1.37, vapkit models an API server of version
+// v: its stored environment holds the options introduced by v and not removed
+// by v, its new-expressions environment those of v-1, both as listed in the
+// 1.37 API server's base environment. Behaviour changes inside a library
+// between Kubernetes releases are not modelled: every version uses the 1.37
+// implementation of each function. [Options].Extra adds custom libraries,
+// which makes the environment differ from any API server.
+package celenv

@@ -1,0 +1,60 @@
+package celenv_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vapkit/vapkit/celenv"
+)
+
+func ExampleEscape() {
+	for _, name := range []string{"replicas", "namespace", "app.kubernetes.io/name", "a__b", "1st"} {
+		escaped, ok := celenv.Escape(name)
+		fmt.Printf("%q -> %q %v\n", name, escaped, ok)
+	}
+	name, ok := celenv.Unescape("app__dot__kubernetes__dot__io__slash__name")
+	fmt.Println(name, ok)
+	// Output:
+	// "replicas" -> "replicas" true
+	// "namespace" -> "__namespace__" true
+	// "app.kubernetes.io/name" -> "app__dot__kubernetes__dot__io__slash__name" true
+	// "a__b" -> "a__underscores__b" true
+	// "1st" -> "" false
+	// app.kubernetes.io/name true
+}
+
+// ExampleNew asks whether API servers of two versions accept a policy that
+// uses the semver library, introduced in Kubernetes 1.33: a 1.33 server
+// evaluates such stored policies but rejects new ones, as new expressions
+// must also work on a server one minor version older.
+func ExampleNew() {
+	const expr = "semver(object.spec.version).isGreaterThan(semver('1.0.0'))"
+	for _, v := range []celenv.Version{celenv.Version1_33, celenv.Version1_34} {
+		env, err := celenv.New(celenv.Options{Version: v})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, mode := range []celenv.Mode{celenv.NewExpressions, celenv.StoredExpressions} {
+			p := env.NewScope(false, mode).Compile(expr, celenv.Decls{}, celenv.BoolResult)
+			fmt.Printf("%s %s: accepted=%v\n", v, mode, p.Err() == nil)
+		}
+	}
+
+	env, err := celenv.New(celenv.Options{Version: celenv.Version1_33})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	scope := env.NewScope(false, celenv.StoredExpressions)
+	p := scope.Compile(expr, celenv.Decls{}, celenv.BoolResult)
+	in := &celenv.Input{Object: map[string]any{"spec": map[string]any{"version": "1.2.3"}}}
+	res, err := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget).Eval(p)
+	fmt.Println(res.Value, res.Err, res.Cost, err)
+	// Output:
+	// 1.33 NewExpressions: accepted=false
+	// 1.33 StoredExpressions: accepted=true
+	// 1.34 NewExpressions: accepted=true
+	// 1.34 StoredExpressions: accepted=true
+	// true <nil> 6 <nil>
+}
