@@ -94,8 +94,14 @@ func (n namespaces) GetNamespace(_ context.Context, name string) (*corev1.Namesp
 
 var _ matching.NamespaceGetter = namespaces(nil)
 
-// Compile builds the evaluator and request of the case.
+// Compile builds the evaluator and request of the case with the default
+// options (Kubernetes 1.37).
 func (c *Case) Compile() (*policy.Evaluator, *policy.Request, error) {
+	return c.CompileWith(Options{})
+}
+
+// CompileWith builds the evaluator and request of the case with o.
+func (c *Case) CompileWith(o Options) (*policy.Evaluator, *policy.Request, error) {
 	var crds []builtin.CRD
 	for _, u := range c.CRDs {
 		crd, err := builtin.CRDFromUnstructured(u)
@@ -132,6 +138,7 @@ func (c *Case) Compile() (*policy.Evaluator, *policy.Request, error) {
 	if c.Authorizer != nil {
 		opts.Authorizer = c.Authorizer
 	}
+	o.apply(&opts)
 	ev, err := policy.Compile(c.Policies, c.Bindings, opts)
 	if err != nil {
 		return nil, nil, err

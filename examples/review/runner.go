@@ -1,0 +1,386 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/internal/manifest"
+)
+
+// Case outcomes.
+const (
+	statusPass  = "pass"
+	statusFail  = "fail"
+	statusError = "error"
+	statusSkip  = "skip"
+)
+
+// caseResult is the outcome of one case.
+type caseResult struct {
+	Name string `json:"name"`
+	File string `json:"file"`
+	// Expectation is the file holding the expectation.
+	Expectation string `json:"expectation,omitempty"`
+	Status      string `json:"status"`
+	SkipReason  string `json:"skipReason,omitempty"`
+	// Error is set when the case could not be run (status error).
+	Error    string    `json:"error,omitempty"`
+	Failures []failure `json:"failures,omitempty"`
+	// Response is the compared part of the response vapkit gave.
+	Response *casefile.Comparable `json:"response,omitempty"`
+}
+
+// failure is one unmet expectation.
+type failure struct {
+	// Location is "file:line" of the expectation that failed.
+	Location string `json:"location"`
+	// Field is the expectation's field, e.g. deny.message or warnings[0].
+	Field string `json:"field"`
+	Want  string `json:"want"`
+	Got   string `json:"got"`
+	// Diff shows want and got as lines prefixed with "-" and "+".
+	Diff string `json:"diff"`
+}
+
+// summary counts case outcomes.
+type summary struct {
+	Total   int `json:"total"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Errors  int `json:"errors"`
+	Skipped int `json:"skipped"`
+}
+
+func (s *summary) add(status string) {
+	s.Total++
+	switch status {
+	case statusPass:
+		s.Passed++
+	case statusFail:
+		s.Failed++
+	case statusError:
+		s.Errors++
+	case statusSkip:
+		s.Skipped++
+	}
+}
+
+func (s *summary) merge(o summary) {
+	s.Total += o.Total
+	s.Passed += o.Passed
+	s.Failed += o.Failed
+	s.Errors += o.Errors
+	s.Skipped += o.Skipped
+}
+
+// ok reports whether no case failed or errored.
+func (s summary) ok() bool { return s.Failed == 0 && s.Errors == 0 }
+
+// suite is the results of the cases under one path given on the command
+// line.
+type suite struct {
+	Path    string       `json:"path"`
+	Summary summary      `json:"summary"`
+	Cases   []caseResult `json:"cases"`
+}
+
+// report is the result of a test run.
+type report struct {
+	KubernetesVersion string  `json:"kubernetesVersion"`
+	OK                bool    `json:"ok"`
+	Summary           summary `json:"summary"`
+	Suites            []suite `json:"suites"`
+}
+
+// caseRef names one case file.
+type caseRef struct {
+	name, file string
+}
+
+// isCaseFile reports whether a file found in a directory is a case.
+func isCaseFile(name string) bool {
+	ext := filepath.Ext(name)
+	if ext != ".yaml" && ext != ".yml" {
+		return false
+	}
+	stem := strings.TrimSuffix(name, ext)
+	return !strings.HasSuffix(stem, ".expect") && !strings.HasPrefix(name, ".")
+}
+
+// discover lists the cases of path (a case file or a directory searched
+// recursively), in lexical order, keeping those whose name matches filter.
+func discover(path string, filter *regexp.Regexp) ([]caseRef, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(r caseRef) bool { return filter == nil || filter.MatchString(r.name) }
+	if !info.IsDir() {
+		r := caseRef{name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), file: path}
+		if keep(r) {
+			return []caseRef{r}, nil
+		}
+		return nil, nil
+	}
+	var out []caseRef
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != path && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !isCaseFile(d.Name()) {
+			return nil
+		}
+		rel, err := filepath.Rel(path, p)
+		if err != nil {
+			return err
+		}
+		r := caseRef{name: filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel))), file: p}
+		if keep(r) {
+			out = append(out, r)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// runner runs cases.
+type runner struct {
+	opts     casefile.Options
+	parallel int
+}
+
+// runSuite runs the cases of one path concurrently and returns their
+// results in discovery order.
+func (r *runner) runSuite(ctx context.Context, path string, refs []caseRef) suite {
+	s := suite{Path: path, Cases: make([]caseResult, len(refs))}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(r.parallel, len(refs))) {
+		wg.Go(func() {
+			for i := range work {
+				s.Cases[i] = r.runCase(ctx, refs[i])
+			}
+		})
+	}
+	for i := range refs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, c := range s.Cases {
+		s.Summary.add(c.Status)
+	}
+	return s
+}
+
+// loadedCase is a parsed case file with the documents it was read from.
+type loadedCase struct {
+	c    *casefile.Case
+	data []byte
+	docs []manifest.Document
+}
+
+// loadCase reads a case file. Expectation documents are kept out of the
+// case's parameter objects.
+func loadCase(file string) (*loadedCase, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	c, err := casefile.Parse(data, file)
+	if err != nil {
+		return nil, err
+	}
+	l := &loadedCase{c: c, data: data}
+	isExpectation := func(o k8sruntime.Object) bool {
+		return o.GetObjectKind().GroupVersionKind() == expectationKind
+	}
+	if slices.ContainsFunc(c.Params, isExpectation) {
+		c.Params = slices.DeleteFunc(c.Params, isExpectation)
+		// Parse succeeded, so decoding again cannot fail.
+		if l.docs, err = manifest.Decode(data, file); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// caseExpectation is the expectation of a case, from one of its sources.
+type caseExpectation struct {
+	file     string
+	yaml     *expectation       // an Expectation document
+	expected *casefile.Expected // a NAME.expected.json file
+}
+
+// stem returns file without its extension.
+func stem(file string) string { return strings.TrimSuffix(file, filepath.Ext(file)) }
+
+// findExpectation returns the expectation of the case l read from file:
+// inline, NAME.expect.yaml (or .yml), or NAME.expected.json. More or fewer
+// than one source is an error.
+func findExpectation(file string, l *loadedCase) (*caseExpectation, error) {
+	var found []*caseExpectation
+	if l.docs != nil {
+		e, err := inlineExpectation(file, l.data, l.docs)
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			found = append(found, &caseExpectation{file: file, yaml: e})
+		}
+	}
+	for _, ext := range []string{".expect.yaml", ".expect.yml", ".expected.json"} {
+		name := stem(file) + ext
+		data, err := os.ReadFile(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		ce := &caseExpectation{file: name}
+		if ext == ".expected.json" {
+			ce.expected, err = parseExpectedFile(name, data)
+		} else {
+			ce.yaml, err = parseExpectationFile(name, data)
+		}
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, ce)
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%s: no expectation: add an Expectation document to the file, or a %s.expect.yaml or %s.expected.json next to it", file, filepath.Base(stem(file)), filepath.Base(stem(file)))
+	case 1:
+		return found[0], nil
+	}
+	var names []string
+	for _, f := range found {
+		names = append(names, f.file)
+	}
+	return nil, fmt.Errorf("%s: more than one expectation (%s); keep one", file, strings.Join(names, ", "))
+}
+
+// parseExpectedFile reads a NAME.expected.json file, naming the file and
+// the line in errors.
+func parseExpectedFile(name string, data []byte) (*casefile.Expected, error) {
+	e, err := casefile.ParseExpected(data)
+	if err == nil {
+		return e, nil
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return nil, fmt.Errorf("%s:%d: %w", name, lineAt(data, syn.Offset), err)
+	case errors.As(err, &typ):
+		return nil, fmt.Errorf("%s:%d: %w", name, lineAt(data, typ.Offset), err)
+	}
+	return nil, fmt.Errorf("%s: %w", name, err)
+}
+
+// lineAt returns the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + strings.Count(string(data[:off]), "\n")
+}
+
+// runCase runs one case and checks it against its expectation.
+func (r *runner) runCase(ctx context.Context, ref caseRef) caseResult {
+	res := caseResult{Name: ref.name, File: ref.file}
+	fail := func(err error) caseResult {
+		res.Status, res.Error = statusError, err.Error()
+		return res
+	}
+	l, err := loadCase(ref.file)
+	if err != nil {
+		return fail(err)
+	}
+	exp, err := findExpectation(ref.file, l)
+	if err != nil {
+		return fail(err)
+	}
+	res.Expectation = exp.file
+	if exp.yaml != nil && exp.yaml.skip != "" {
+		res.Status, res.SkipReason = statusSkip, exp.yaml.skip
+		return res
+	}
+	resp, err := l.c.ReviewWith(ctx, r.opts)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", ref.file, err))
+	}
+	got := casefile.Project(resp)
+	res.Response = &got
+	if exp.yaml != nil {
+		for _, m := range exp.yaml.check(got) {
+			res.Failures = append(res.Failures, failure{
+				Location: fmt.Sprintf("%s:%d", exp.file, m.line),
+				Field:    m.path,
+				Want:     m.want,
+				Got:      m.got,
+				Diff:     "- " + m.want + "\n+ " + m.got,
+			})
+		}
+	} else if f := checkExpected(exp.file, exp.expected, got); f != nil {
+		res.Failures = append(res.Failures, *f)
+	}
+	res.Status = statusPass
+	if len(res.Failures) > 0 {
+		res.Status = statusFail
+	}
+	return res
+}
+
+// checkExpected compares got with an expected file: the response or any
+// oracle alternative is accepted. On a mismatch the diff is against the
+// response.
+func checkExpected(file string, e *casefile.Expected, got casefile.Comparable) *failure {
+	outcomes := e.Outcomes()
+	gotText := renderComparable(got)
+	for _, o := range outcomes {
+		if renderComparable(o) == gotText {
+			return nil
+		}
+	}
+	want := renderComparable(outcomes[0])
+	field := "response"
+	if n := len(e.Alternatives); n > 0 {
+		field = fmt.Sprintf("response (none of the %d acceptable outcomes; diff against the first)", n)
+	}
+	return &failure{Location: file, Field: field, Want: want, Got: gotText, Diff: lineDiff(want, gotText)}
+}
+
+// renderComparable renders c as indented JSON without HTML escaping.
+func renderComparable(c casefile.Comparable) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(c); err != nil {
+		return fmt.Sprintf("%+v", c)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// defaultParallel is how many cases run at once.
+func defaultParallel() int { return runtime.GOMAXPROCS(0) }

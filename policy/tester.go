@@ -1,0 +1,342 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/params"
+)
+
+// Tester checks what policies decide for objects, for table-driven tests of
+// policies written in Go:
+//
+//	m, err := policy.LoadFiles("testdata/replicas.yaml")
+//	...
+//	tester, err := policy.NewTester(m, policy.Options{})
+//	...
+//	err = tester.CheckCreate(ctx, deployment, policy.Expect{Denied: true, Message: "at most 5 replicas"})
+//
+// Its methods return errors instead of taking a *testing.T, so the package
+// does not import testing; report the error with t.Error. A Tester is
+// immutable and safe for concurrent use, so parallel subtests can share one.
+type Tester struct {
+	ev        *Evaluator
+	resources ResourceMapper
+}
+
+// NewTester compiles the policies and bindings of m. The fields of opts
+// that are nil are filled from m the way a cluster holding m would answer:
+//
+//   - Params: a [params.Static] of m.Objects; a namespaced object without a
+//     namespace lives in "default", as kubectl would create it.
+//   - Namespaces: m.Namespaces; any other namespace exists too, with only
+//     the kubernetes.io/metadata.name label the API server sets, so tests
+//     need not declare the namespaces of their objects.
+//   - Resources: the built-in kinds of Kubernetes 1.37 and the kinds of the
+//     CRDs in m.CRDs and opts.CRDs.
+//
+// Unlike [Compile], NewTester fails when [Evaluator.Issues] is not empty: a
+// test should not pass because an expression failed to compile.
+func NewTester(m *Manifests, opts Options) (*Tester, error) {
+	if m == nil {
+		return nil, errors.New("manifests are nil")
+	}
+	if opts.Resources == nil {
+		var crds []builtin.CRD
+		for i, u := range append(m.CRDs[:len(m.CRDs):len(m.CRDs)], opts.CRDs...) {
+			crd, err := builtin.CRDFromUnstructured(u)
+			if err != nil {
+				return nil, fmt.Errorf("crds[%d]: %w", i, err)
+			}
+			crds = append(crds, crd)
+		}
+		mapper, err := builtin.NewMapper(crds...)
+		if err != nil {
+			return nil, err
+		}
+		opts.Resources = mapper
+	}
+	if opts.Params == nil {
+		objs := make([]runtime.Object, 0, len(m.Objects))
+		for _, o := range m.Objects {
+			if u, ok := o.(*unstructured.Unstructured); ok && u.GetNamespace() == "" {
+				if _, namespaced, err := opts.Resources.ResourceFor(u.GroupVersionKind()); err == nil && namespaced {
+					u = u.DeepCopy()
+					u.SetNamespace(metav1.NamespaceDefault)
+					o = u
+				}
+			}
+			objs = append(objs, o)
+		}
+		src, err := params.NewStatic(objs...)
+		if err != nil {
+			return nil, fmt.Errorf("params: %w", err)
+		}
+		opts.Params = src
+	}
+	if opts.Namespaces == nil {
+		known := make(testerNamespaces, len(m.Namespaces))
+		for _, ns := range m.Namespaces {
+			known[ns.Name] = ns
+		}
+		opts.Namespaces = known
+	}
+	ev, err := Compile(m.Policies, m.Bindings, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := ev.Issues().ToAggregate(); err != nil {
+		return nil, fmt.Errorf("policies have issues: %w", err)
+	}
+	return &Tester{ev: ev, resources: opts.Resources}, nil
+}
+
+// testerNamespaces serves declared namespaces and makes up the others.
+type testerNamespaces map[string]*corev1.Namespace
+
+func (n testerNamespaces) GetNamespace(_ context.Context, name string) (*corev1.Namespace, error) {
+	if ns, ok := n[name]; ok {
+		return ns, nil
+	}
+	return &corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelMetadataName: name}},
+	}, nil
+}
+
+// Evaluator returns the compiled evaluator.
+func (t *Tester) Evaluator() *Evaluator { return t.ev }
+
+// Request builds the request the API server would send for op on obj and
+// oldObj: obj is nil for DELETE and oldObj nil for CREATE. Kind, Resource,
+// Name and Namespace come from the objects (typed k8s.io/api structs, with
+// or without apiVersion and kind, or unstructured); a namespaced object
+// without a namespace is put in "default", as kubectl does. The objects
+// are not modified: where apiVersion, kind or the namespace must be filled
+// in, the request holds a copy.
+// Options is the empty CreateOptions, UpdateOptions or DeleteOptions the
+// API server always passes. Set other fields, such as UserInfo, on the
+// result.
+func (t *Tester) Request(op admissionv1.Operation, obj, oldObj runtime.Object) (*Request, error) {
+	subject := obj
+	if subject == nil {
+		subject = oldObj
+	}
+	if subject == nil {
+		return nil, errors.New("request needs an object or an old object")
+	}
+	gvk, err := kindOf(subject)
+	if err != nil {
+		return nil, err
+	}
+	gvr, namespaced, err := t.resources.ResourceFor(gvk)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := meta.Accessor(subject)
+	if err != nil {
+		return nil, fmt.Errorf("%v object: %w", gvk, err)
+	}
+	req := &Request{
+		Operation: op,
+		Kind:      gvk,
+		Resource:  gvr,
+		Name:      acc.GetName(),
+		Namespace: acc.GetNamespace(),
+		Object:    obj,
+		OldObject: oldObj,
+	}
+	if namespaced && req.Namespace == "" {
+		req.Namespace = metav1.NamespaceDefault
+	}
+	if req.Object, err = normalize(req.Object, gvk, req.Namespace); err != nil {
+		return nil, err
+	}
+	if req.OldObject, err = normalize(req.OldObject, gvk, req.Namespace); err != nil {
+		return nil, err
+	}
+	if gvk.Group == "" && gvk.Kind == "Namespace" {
+		req.Namespace = req.Name
+	}
+	tm := func(kind string) metav1.TypeMeta { return metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: kind} }
+	switch op {
+	case admissionv1.Create:
+		req.Options = &metav1.CreateOptions{TypeMeta: tm("CreateOptions")}
+	case admissionv1.Update:
+		req.Options = &metav1.UpdateOptions{TypeMeta: tm("UpdateOptions")}
+	case admissionv1.Delete:
+		req.Options = &metav1.DeleteOptions{TypeMeta: tm("DeleteOptions")}
+	}
+	return req, nil
+}
+
+// kindOf returns the kind of obj, from its apiVersion and kind or, for a
+// typed object without them, from the k8s.io/api types.
+func kindOf(obj runtime.Object) (schema.GroupVersionKind, error) {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
+		return gvk, nil
+	}
+	gvks, _, err := builtin.Scheme().ObjectKinds(obj)
+	if err != nil || len(gvks) == 0 {
+		return schema.GroupVersionKind{}, fmt.Errorf("cannot tell the kind of %T: set apiVersion and kind", obj)
+	}
+	return gvks[0], nil
+}
+
+// normalize returns obj, or a copy of it with apiVersion and kind set to
+// gvk and its namespace set to ns when they are missing; nil stays nil.
+func normalize(obj runtime.Object, gvk schema.GroupVersionKind, ns string) (runtime.Object, error) {
+	if obj == nil {
+		return nil, nil
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%v object: %w", gvk, err)
+	}
+	setNamespace := ns != "" && acc.GetNamespace() == "" && (gvk.Group != "" || gvk.Kind != "Namespace")
+	if !setNamespace && !obj.GetObjectKind().GroupVersionKind().Empty() {
+		return obj, nil
+	}
+	obj = obj.DeepCopyObject()
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	if setNamespace {
+		acc, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, fmt.Errorf("%v object: %w", gvk, err)
+		}
+		acc.SetNamespace(ns)
+	}
+	return obj, nil
+}
+
+// Check evaluates req and compares the decision with want; the error
+// describes every difference, or why evaluation failed. The decision is
+// returned whenever evaluation succeeded, for further checks.
+func (t *Tester) Check(ctx context.Context, req *Request, want Expect) (*Decision, error) {
+	d, err := t.ev.Evaluate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := want.Match(d); err != nil {
+		return d, fmt.Errorf("%s %s: %w", req.Operation, describe(req), err)
+	}
+	return d, nil
+}
+
+// CheckCreate checks the creation of obj; see [Tester.Request] and
+// [Tester.Check].
+func (t *Tester) CheckCreate(ctx context.Context, obj runtime.Object, want Expect) error {
+	return t.check(ctx, admissionv1.Create, obj, nil, want)
+}
+
+// CheckUpdate checks the update of oldObj to obj.
+func (t *Tester) CheckUpdate(ctx context.Context, obj, oldObj runtime.Object, want Expect) error {
+	return t.check(ctx, admissionv1.Update, obj, oldObj, want)
+}
+
+// CheckDelete checks the deletion of oldObj.
+func (t *Tester) CheckDelete(ctx context.Context, oldObj runtime.Object, want Expect) error {
+	return t.check(ctx, admissionv1.Delete, nil, oldObj, want)
+}
+
+func (t *Tester) check(ctx context.Context, op admissionv1.Operation, obj, oldObj runtime.Object, want Expect) error {
+	req, err := t.Request(op, obj, oldObj)
+	if err != nil {
+		return err
+	}
+	_, err = t.Check(ctx, req, want)
+	return err
+}
+
+// describe names the request's object, e.g. `deployments.apps "web" in
+// namespace "team-a"`.
+func describe(r *Request) string {
+	s := fmt.Sprintf("%s %q", r.Resource.GroupResource(), r.Name)
+	if r.Namespace != "" {
+		s += fmt.Sprintf(" in namespace %q", r.Namespace)
+	}
+	return s
+}
+
+// Expect describes the decision a test expects. The zero value expects the
+// request to be allowed without warnings.
+type Expect struct {
+	// Denied tells whether the request must be denied.
+	Denied bool
+	// Message, if not empty, must occur in the denial's status message,
+	// which the API server prefixes with the object and the policy, e.g.
+	// `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy
+	// 'max-replicas' with binding 'max-replicas-binding' denied request: `.
+	Message string
+	// Reason, if not empty, must be the denial's status reason, such as
+	// Forbidden or Invalid.
+	Reason metav1.StatusReason
+	// Warnings must match the decision's warnings one for one and in
+	// order, each expected text occurring in the actual warning; nil
+	// expects no warnings.
+	Warnings []string
+	// AuditAnnotations lists annotations that must be present with these
+	// exact values; others are not checked.
+	AuditAnnotations map[string]string
+}
+
+// Match reports how d differs from e; nil when it matches.
+func (e Expect) Match(d *Decision) error {
+	if d == nil {
+		return errors.New("decision is nil")
+	}
+	var diffs []string
+	var msg string
+	var reason metav1.StatusReason
+	if d.Status != nil {
+		msg, reason = d.Status.Message, d.Status.Reason
+	}
+	switch {
+	case e.Denied && d.Allowed:
+		diffs = append(diffs, "allowed, want denied")
+	case !e.Denied && !d.Allowed:
+		diffs = append(diffs, fmt.Sprintf("denied (%q), want allowed", msg))
+	case e.Denied:
+		if e.Message != "" && !strings.Contains(msg, e.Message) {
+			diffs = append(diffs, fmt.Sprintf("message = %q, want it to contain %q", msg, e.Message))
+		}
+		if e.Reason != "" && reason != e.Reason {
+			diffs = append(diffs, fmt.Sprintf("reason = %s, want %s", reason, e.Reason))
+		}
+	}
+	if len(d.Warnings) != len(e.Warnings) {
+		diffs = append(diffs, fmt.Sprintf("warnings = %q, want %d matching %q", d.Warnings, len(e.Warnings), e.Warnings))
+	} else {
+		for i, w := range e.Warnings {
+			if !strings.Contains(d.Warnings[i], w) {
+				diffs = append(diffs, fmt.Sprintf("warnings[%d] = %q, want it to contain %q", i, d.Warnings[i], w))
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.AuditAnnotations)) {
+		got, ok := d.AuditAnnotations[k]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("audit annotation %q missing, want %q", k, e.AuditAnnotations[k]))
+		case got != e.AuditAnnotations[k]:
+			diffs = append(diffs, fmt.Sprintf("audit annotation %q = %q, want %q", k, got, e.AuditAnnotations[k]))
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(diffs, "; "))
+}
