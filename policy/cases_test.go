@@ -26,6 +26,9 @@ func TestCases(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {
+			if raceEnabled && strings.HasPrefix(name, "cost-") {
+				t.Skip("spends whole cost budgets; too slow under the race detector, runs without it")
+			}
 			t.Parallel()
 			c, err := casefile.ParseFile(f)
 			if err != nil {

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/matching"
 )
 
@@ -80,15 +79,7 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 		e.env = env
 	}
 	if e.mapper == nil {
-		var crds []builtin.CRD
-		for i, u := range opts.CRDs {
-			crd, err := builtin.CRDFromUnstructured(u)
-			if err != nil {
-				return nil, fmt.Errorf("crds[%d]: %w", i, err)
-			}
-			crds = append(crds, crd)
-		}
-		m, err := builtin.NewMapper(crds...)
+		m, err := NewResourceMapper(opts.CRDs...)
 		if err != nil {
 			return nil, err
 		}

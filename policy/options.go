@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 )
@@ -50,6 +51,30 @@ type ResourceMapper interface {
 	// ResourceFor returns the resource serving kind and whether it is
 	// namespaced; an error when the kind is unknown.
 	ResourceFor(kind schema.GroupVersionKind) (resource schema.GroupVersionResource, namespaced bool, err error)
+}
+
+// NewResourceMapper returns the mapper Compile uses when Options.Resources
+// is nil: every built-in kind of Kubernetes 1.37 with its resource, scope and
+// subresources, plus the kinds of the given CustomResourceDefinitions
+// (apiextensions.k8s.io/v1, as *unstructured.Unstructured), whose served
+// versions are equivalent resources. Use it to wrap or extend the default.
+func NewResourceMapper(crds ...*unstructured.Unstructured) (ResourceMapper, error) {
+	list := make([]builtin.CRD, 0, len(crds))
+	for i, u := range crds {
+		if u == nil {
+			return nil, fmt.Errorf("crds[%d]: must not be nil", i)
+		}
+		crd, err := builtin.CRDFromUnstructured(u)
+		if err != nil {
+			return nil, fmt.Errorf("crds[%d] (%s): %w", i, u.GetName(), err)
+		}
+		list = append(list, crd)
+	}
+	m, err := builtin.NewMapper(list...)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Converter converts an object to another version of its kind.

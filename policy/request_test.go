@@ -25,7 +25,7 @@ func TestAdmissionRequestJSON(t *testing.T) {
 		{name: "minimal", req: Request{Operation: admissionv1.Create}},
 		{name: "full", req: Request{
 			Operation: admissionv1.Update, Name: "web", Namespace: "ns", SubResource: "scale", DryRun: true,
-			Kind: schema.GroupVersionKind{Group: "apps", Version: "v1beta1", Kind: "Deployment"},
+			Kind:     schema.GroupVersionKind{Group: "apps", Version: "v1beta1", Kind: "Deployment"},
 			Resource: schema.GroupVersionResource{Group: "apps", Version: "v1beta1", Resource: "deployments"},
 			UserInfo: authenticationv1.UserInfo{Username: "bob", UID: "42", Groups: []string{"a", "b"},
 				Extra: map[string]authenticationv1.ExtraValue{"x": {"1", "2"}, "empty": {}}},

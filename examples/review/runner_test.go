@@ -71,6 +71,9 @@ func failingDir(t *testing.T) string {
 }
 
 func TestRunSharedCases(t *testing.T) {
+	if raceEnabled {
+		t.Skip("includes the cost-* cases, too slow under the race detector; other runner tests exercise the concurrency")
+	}
 	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(sharedCases, "*.yaml"))
 	if err != nil || len(files) == 0 {
