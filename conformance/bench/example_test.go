@@ -1,0 +1,20 @@
+package bench_test
+
+import (
+	"fmt"
+
+	"github.com/vapkit/vapkit/conformance/bench"
+)
+
+func ExampleWorkloads() {
+	for _, w := range bench.Workloads() {
+		fmt.Printf("%s: %d policies, allowed=%v\n", w.Name, w.Policies, w.Allowed)
+	}
+	// Output:
+	// one-policy: 1 policies, allowed=true
+	// 10-policies: 10 policies, allowed=false
+	// 100-policies: 100 policies, allowed=false
+	// 10000-policies: 10000 policies, allowed=true
+	// selector-params-20: 1 policies, allowed=true
+	// update-large: 11 policies, allowed=true
+}
