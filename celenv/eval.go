@@ -50,6 +50,10 @@ type Batch struct {
 	act       activation
 	remaining int64
 	varCost   int64
+	// evalCtx and stop belong to the running Eval of a scope with
+	// variables: stop interrupts it once its variables spent the budget.
+	evalCtx context.Context
+	stop    context.CancelFunc
 }
 
 // NewBatch starts a batch over in with the given budget.
@@ -73,7 +77,14 @@ func (b *Batch) Eval(p *Program) (Result, error) {
 	if p.prog == nil {
 		return Result{Err: errors.New("unexpected internal error compiling expression")}, nil
 	}
-	val, details, err := p.prog.ContextEval(b.ctx, &b.act)
+	b.evalCtx = b.ctx
+	if len(b.scope.variables) > 0 {
+		ctx, cancel := context.WithCancel(b.ctx)
+		defer cancel()
+		b.evalCtx, b.stop = ctx, cancel
+	}
+	val, details, err := p.prog.ContextEval(b.evalCtx, &b.act)
+	b.evalCtx, b.stop = nil, nil
 	cost := b.varCost
 	b.varCost = 0
 	if cost > b.remaining {
@@ -156,7 +167,7 @@ func (l *lazyVariables) resolve(name string) ref.Val {
 	} else if p.err != nil {
 		v = types.NewErr("composited variable %q fails to compile: %v", name, p.err.Detail)
 	} else {
-		out, details, err := p.prog.ContextEval(l.batch.ctx, &l.batch.act)
+		out, details, err := p.prog.ContextEval(l.batch.evalCtx, &l.batch.act)
 		switch {
 		case details == nil:
 			v = types.NewErr("unable to get evaluation details of variable %q", name)
@@ -168,6 +179,11 @@ func (l *lazyVariables) resolve(name string) ref.Val {
 				c = math.MaxInt64
 			}
 			l.batch.varCost += int64(c)
+			if l.batch.varCost > l.batch.remaining && l.batch.stop != nil {
+				// Eval reports ErrCostBudgetExceeded whatever the result;
+				// interrupt the variables and expression still running.
+				l.batch.stop()
+			}
 			if err != nil {
 				v = types.NewErr("composited variable %q fails to evaluate: %v", name, err)
 			} else {

@@ -23,6 +23,7 @@ type Evaluator struct {
 	converter  Converter
 	policies   []*compiledPolicy
 	index      *matching.Index
+	allIDs     []int // 0..len(policies)-1, with Options.TraceUnmatched
 	issues     field.ErrorList
 	unattached []string // policies without bindings, by name
 	// skipped are trace entries for what is never evaluated: policies
@@ -160,6 +161,12 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 		entries[i] = matching.IndexEntry{ID: i, MatchResources: cp.policy.Spec.MatchConstraints}
 	}
 	e.index = matching.NewIndex(entries)
+	if opts.TraceUnmatched {
+		e.allIDs = make([]int, len(e.policies))
+		for i := range e.allIDs {
+			e.allIDs[i] = i
+		}
+	}
 	return e, nil
 }
 

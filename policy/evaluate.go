@@ -164,20 +164,30 @@ func (e *Evaluator) exemptTrace() []PolicyTrace {
 	return append(tr, e.skipped...)
 }
 
-// dispatch evaluates every policy in name order. The trace gets an entry for
-// each policy the request does not match (index or matchConstraints), each
+// dispatch evaluates the candidate policies in name order. The trace gets an
+// entry for each candidate policy the request does not match (and, with
+// Options.TraceUnmatched, for every other policy too), each
 // evaluated (policy, binding, param) and, last, the entries of
 // Evaluator.skipped, so that nothing is left out silently.
 func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 	mopts := matching.Options{Namespaces: st.e.opts.Namespaces, Resources: st.e.mapper}
 	cands := st.e.index.CandidatesFor(st.attrs, st.e.mapper)
-	st.trace = make([]PolicyTrace, 0, len(st.e.policies)+len(st.e.skipped))
-	for id, cp := range st.e.policies {
+	visit := cands
+	if st.e.opts.TraceUnmatched {
+		st.trace = make([]PolicyTrace, 0, len(st.e.policies)+len(st.e.skipped))
+		visit = st.e.allIDs
+	} else {
+		st.trace = make([]PolicyTrace, 0, len(cands)+len(st.e.skipped))
+	}
+	for _, id := range visit {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		cp := st.e.policies[id]
 		name := cp.policy.Name
-		// Candidate IDs are sorted indexes into policies.
+		// Candidate IDs are sorted indexes into policies; with
+		// TraceUnmatched every policy is visited and the ones the index
+		// rules out are recorded as not matched.
 		if len(cands) == 0 || cands[0] != id {
 			st.trace = append(st.trace, PolicyTrace{Policy: name, Outcome: NotMatched})
 			continue

@@ -37,6 +37,12 @@ type Options struct {
 	// the default ResourceMapper knows: all served versions of one CRD are
 	// equivalent resources. Ignored when Resources is set.
 	CRDs []*unstructured.Unstructured
+	// TraceUnmatched lists every policy in Decision.Trace, including the
+	// ones a request's group, resource and operation rule out before any
+	// evaluation. By default those are left out, so that a request costs
+	// the same however many unrelated policies are loaded; everything that
+	// is considered, evaluated, skipped or ignored is always traced.
+	TraceUnmatched bool
 	// Converter converts objects to the version a policy matched with
 	// matchPolicy Equivalent. Nil: custom resources are converted by
 	// rewriting apiVersion (the CRD "None" strategy) and other objects fail

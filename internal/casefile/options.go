@@ -15,10 +15,13 @@ type Options struct {
 	// Env is the CEL environment, which chooses the Kubernetes version the
 	// case is evaluated as; nil means Kubernetes 1.37.
 	Env *celenv.Env
+	// TraceUnmatched sets policy.Options.TraceUnmatched.
+	TraceUnmatched bool
 }
 
 // apply copies the set fields of o into p.
 func (o Options) apply(p *policy.Options) {
+	p.TraceUnmatched = o.TraceUnmatched
 	if o.Env != nil {
 		p.Env = o.Env
 	}
