@@ -43,4 +43,15 @@
 // the request is denied, the validation failure annotation only when there
 // is at least one failure, and a key that is already set to a different
 // value is not overwritten.
+//
+// # Concurrency
+//
+// A [Collector] belongs to one request and must not be shared between
+// goroutines; the functions of the package are safe for concurrent use.
+//
+// # Errors
+//
+// Nothing here fails: annotations with keys the API server would refuse are
+// left out, as the server leaves them out, and values are cut rather than
+// rejected.
 package audit

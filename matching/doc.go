@@ -41,6 +41,14 @@
 // results: resource rules are checked before the selectors, so no namespace
 // lookup happens for a request the rules do not select.
 //
+// # Errors
+//
+// Match functions return an error only where the API server reports one
+// (bad selectors, missing namespaces, unknown equivalent kinds, nil match
+// constraints); callers turn it into a configuration error under the
+// policy's failurePolicy, as the API server does. Nil arguments give an
+// error, never a panic.
+//
 // # Concurrency
 //
 // All functions are safe for concurrent use provided the [NamespaceGetter]

@@ -5,6 +5,20 @@
 // Admission policies evaluate schemaless values, so vapkit's evaluator never
 // applies these semantics; they serve typed checking and users who evaluate
 // with schemas.
+//
+// # Concurrency
+//
+// The functions and the values they return are safe for concurrent use.
+//
+// # Errors
+//
+// An invalid x-kubernetes-list-type is an error with the API server's text;
+// comparisons of elements CEL cannot compare are CEL errors, as upstream.
+//
+// # Compatibility
+//
+// The semantics follow k8s.io/apiserver v0.37.2 pkg/cel/common
+// (unstructuredSetList, unstructuredMapList).
 package listtype
 
 import (
