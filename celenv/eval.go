@@ -106,6 +106,20 @@ func (b *Batch) Eval(p *Program) (Result, error) {
 	return Result{Value: val, Cost: cost}, nil
 }
 
+// Lazy is an Input value computed on first use: ResolveName calls it when
+// an expression reads the variable. The function must be cheap to call
+// again (remember its result) and is called only from the goroutine that
+// evaluates the batch. It lets callers skip preparing values, such as the
+// namespace object, that no expression reads.
+type Lazy func() any
+
+func resolveLazy(v any) any {
+	if f, ok := v.(Lazy); ok {
+		return f()
+	}
+	return v
+}
+
 // activation resolves the admission variables for cel-go.
 type activation struct {
 	in   *Input
@@ -117,15 +131,15 @@ var _ interpreter.Activation = (*activation)(nil)
 func (a *activation) ResolveName(name string) (any, bool) {
 	switch name {
 	case ObjectVar:
-		return a.in.Object, true
+		return resolveLazy(a.in.Object), true
 	case OldObjectVar:
-		return a.in.OldObject, true
+		return resolveLazy(a.in.OldObject), true
 	case ParamsVar:
-		return a.in.Params, true
+		return resolveLazy(a.in.Params), true
 	case RequestVar:
-		return a.in.Request, true
+		return resolveLazy(a.in.Request), true
 	case NamespaceVar:
-		return a.in.Namespace, true
+		return resolveLazy(a.in.Namespace), true
 	case AuthorizerVar:
 		return a.in.Authorizer, a.in.Authorizer != nil
 	case RequestResourceVar:

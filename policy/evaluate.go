@@ -123,7 +123,7 @@ type requestState struct {
 
 	nsLoaded           bool
 	ns                 *corev1.Namespace
-	nsTrimmed, nsWhole any
+	nsWhole, nsTrimmed map[string]any // converted on first use
 
 	denied      []deniedDecision
 	failures    []audit.ValidationFailure
@@ -372,28 +372,60 @@ func (st *requestState) loadNamespace(ctx context.Context) error {
 			return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 		}
 		st.ns = ns
-		whole := ns.DeepCopy()
-		whole.TypeMeta = metav1.TypeMeta{}
-		trimmed := &corev1.Namespace{
-			Spec:   ns.Spec,
-			Status: ns.Status,
-			ObjectMeta: metav1.ObjectMeta{
-				Name: ns.Name, GenerateName: ns.GenerateName, Namespace: ns.Namespace, UID: ns.UID,
-				ResourceVersion: ns.ResourceVersion, Generation: ns.Generation,
-				CreationTimestamp: ns.CreationTimestamp, DeletionTimestamp: ns.DeletionTimestamp,
-				DeletionGracePeriodSeconds: ns.DeletionGracePeriodSeconds,
-				Labels:                     ns.Labels, Annotations: ns.Annotations, Finalizers: ns.Finalizers,
-			},
-		}
-		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(trimmed); err == nil {
-			st.nsTrimmed = m
-		}
-		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(whole); err == nil {
-			st.nsWhole = m
-		}
 	}
 	st.nsLoaded = true
 	return nil
+}
+
+// namespaceWhole returns the JSON form of the request's namespace as audit
+// annotations see it (without apiVersion and kind, as the server's informer
+// objects), converted on first use.
+func (st *requestState) namespaceWhole() any {
+	if st.nsWhole == nil {
+		ns := *st.ns
+		ns.TypeMeta = metav1.TypeMeta{}
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&ns)
+		if err != nil {
+			return nil
+		}
+		st.nsWhole = m
+	}
+	return st.nsWhole
+}
+
+// trimmedMetadata are the metadata fields the API server copies into the
+// namespaceObject of validations (CreateNamespaceObject).
+var trimmedMetadata = []string{
+	"name", "generateName", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
+	"deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "finalizers",
+}
+
+// namespaceTrimmed returns namespaceObject as validations and message
+// expressions see it: spec, status and a subset of metadata.
+func (st *requestState) namespaceTrimmed() any {
+	if st.nsTrimmed == nil {
+		whole, ok := st.namespaceWhole().(map[string]any)
+		if !ok {
+			return nil
+		}
+		t := map[string]any{}
+		for _, k := range []string{"spec", "status"} {
+			if v, ok := whole[k]; ok {
+				t[k] = v
+			}
+		}
+		meta := map[string]any{}
+		if wm, ok := whole["metadata"].(map[string]any); ok {
+			for _, k := range trimmedMetadata {
+				if v, ok := wm[k]; ok {
+					meta[k] = v
+				}
+			}
+		}
+		t["metadata"] = meta
+		st.nsTrimmed = t
+	}
+	return st.nsTrimmed
 }
 
 // paramValue returns the CEL form of a param, converted once per request.
@@ -639,8 +671,8 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 		}
 	}
 	in.Request = st.requestValue(matched, vo.kind)
-	if st.nsTrimmed != nil {
-		in.Namespace = st.nsTrimmed
+	if st.ns != nil {
+		in.Namespace = celenv.Lazy(st.namespaceTrimmed)
 	}
 	if vo.err != nil {
 		tr.Outcome, tr.Err = Errored, vo.err
@@ -714,8 +746,8 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 	// Audit annotations: a fresh budget, no authorizer, the whole namespace.
 	if len(cp.audits) > 0 {
 		audIn := *in
-		if st.nsWhole != nil {
-			audIn.Namespace = st.nsWhole
+		if st.ns != nil {
+			audIn.Namespace = celenv.Lazy(st.namespaceWhole)
 		}
 		ab := cp.scope.NewBatch(ctx, &audIn, celenv.RuntimeBudget)
 		out.audits = make([]auditResult, len(cp.audits))

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -61,5 +62,47 @@ func TestAdmissionRequestJSON(t *testing.T) {
 				t.Errorf("admissionRequestJSON() mismatch (-converter +ours):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestNamespaceTrimmed checks that namespaceObject derived from the whole
+// namespace equals the conversion of the API server's trimmed copy.
+func TestNamespaceTrimmed(t *testing.T) {
+	now := metav1.Now()
+	grace := int64(30)
+	ns := &corev1.Namespace{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "team-a", GenerateName: "team-", UID: "u-1", ResourceVersion: "7", Generation: 3,
+			CreationTimestamp: now, DeletionTimestamp: &now, DeletionGracePeriodSeconds: &grace,
+			Labels: map[string]string{"env": "prod"}, Annotations: map[string]string{"a": "b"},
+			Finalizers: []string{"f"}, OwnerReferences: []metav1.OwnerReference{{Name: "o"}},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}},
+		},
+		Spec:   corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{"kubernetes"}},
+		Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive},
+	}
+	for _, in := range []*corev1.Namespace{ns, {ObjectMeta: metav1.ObjectMeta{Name: "bare"}}} {
+		st := &requestState{ns: in}
+		want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&corev1.Namespace{
+			Spec: in.Spec, Status: in.Status,
+			ObjectMeta: metav1.ObjectMeta{
+				Name: in.Name, GenerateName: in.GenerateName, Namespace: in.Namespace, UID: in.UID,
+				ResourceVersion: in.ResourceVersion, Generation: in.Generation,
+				CreationTimestamp: in.CreationTimestamp, DeletionTimestamp: in.DeletionTimestamp,
+				DeletionGracePeriodSeconds: in.DeletionGracePeriodSeconds,
+				Labels: in.Labels, Annotations: in.Annotations, Finalizers: in.Finalizers,
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, st.namespaceTrimmed()); diff != "" {
+			t.Errorf("namespaceTrimmed(%s) mismatch (-want +got):\n%s", in.Name, diff)
+		}
+		whole := st.namespaceWhole().(map[string]any)
+		if _, ok := whole["apiVersion"]; ok {
+			t.Errorf("namespaceWhole(%s) has apiVersion; the server's informer objects have none", in.Name)
+		}
 	}
 }
