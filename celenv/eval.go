@@ -60,7 +60,7 @@ type Batch struct {
 func (s *Scope) NewBatch(ctx context.Context, in *Input, budget int64) *Batch {
 	b := &Batch{ctx: ctx, scope: s, remaining: budget}
 	b.act = activation{in: in}
-	b.act.vars = &lazyVariables{batch: b, values: map[string]ref.Val{}}
+	b.act.vars = &lazyVariables{batch: b}
 	return b
 }
 
@@ -204,6 +204,9 @@ func (l *lazyVariables) resolve(name string) ref.Val {
 				v = out
 			}
 		}
+	}
+	if l.values == nil {
+		l.values = map[string]ref.Val{}
 	}
 	l.values[name] = v
 	return v

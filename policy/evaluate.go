@@ -124,6 +124,7 @@ type requestState struct {
 	nsLoaded           bool
 	ns                 *corev1.Namespace
 	nsWhole, nsTrimmed map[string]any // converted on first use
+	authzVal, rrVal    ref.Val
 
 	denied      []deniedDecision
 	failures    []audit.ValidationFailure
@@ -375,6 +376,21 @@ func (st *requestState) loadNamespace(ctx context.Context) error {
 	}
 	st.nsLoaded = true
 	return nil
+}
+
+// authorizerValues returns the values of `authorizer` and
+// `authorizer.requestResource`, built once per request: both act for the
+// request's user, and requestResource names the resource as requested.
+func (st *requestState) authorizerValues(ctx context.Context) (ref.Val, ref.Val) {
+	if st.authzVal == nil {
+		user := st.req.UserInfo
+		st.authzVal = celenv.NewAuthorizerValue(ctx, st.authz, user)
+		st.rrVal = celenv.NewRequestResourceValue(ctx, st.authz, user, celenv.RequestResource{
+			Group: st.req.Resource.Group, Resource: st.req.Resource.Resource, Subresource: st.req.SubResource,
+			Namespace: st.req.Namespace, Name: st.req.Name,
+		})
+	}
+	return st.authzVal, st.rrVal
 }
 
 // namespaceWhole returns the JSON form of the request's namespace as audit
@@ -648,12 +664,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 	if vo.oldObject != nil {
 		in.OldObject = vo.oldObject
 	}
-	user := st.req.UserInfo
-	authzVal := celenv.NewAuthorizerValue(ctx, st.authz, user)
-	rrVal := celenv.NewRequestResourceValue(ctx, st.authz, user, celenv.RequestResource{
-		Group: st.req.Resource.Group, Resource: st.req.Resource.Resource, Subresource: st.req.SubResource,
-		Namespace: st.req.Namespace, Name: st.req.Name,
-	})
+	authzVal, rrVal := st.authorizerValues(ctx)
 
 	if len(cp.matchConditions) > 0 {
 		mcIn := *in

@@ -91,7 +91,7 @@ func TestNamespaceTrimmed(t *testing.T) {
 				ResourceVersion: in.ResourceVersion, Generation: in.Generation,
 				CreationTimestamp: in.CreationTimestamp, DeletionTimestamp: in.DeletionTimestamp,
 				DeletionGracePeriodSeconds: in.DeletionGracePeriodSeconds,
-				Labels: in.Labels, Annotations: in.Annotations, Finalizers: in.Finalizers,
+				Labels:                     in.Labels, Annotations: in.Annotations, Finalizers: in.Finalizers,
 			},
 		})
 		if err != nil {
