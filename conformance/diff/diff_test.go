@@ -188,4 +188,3 @@ func TestGenerated(t *testing.T) {
 	}
 	t.Logf("compared %d generated cases (seeds %d..%d), %d divergences", n, *genStart, *genStart+uint64(n)-1, len(failures))
 }
-
