@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/google/cel-go/common/types"
@@ -329,7 +330,7 @@ func (st *requestState) versionedFor(kind schema.GroupVersionKind) (*versionedOb
 		return nil, err
 	}
 	if old != nil {
-		m, err := builtin.ToUnstructured(old)
+		m, err := objectValue(old, nil)
 		if err != nil {
 			vo.err = fmt.Errorf("failed to prepare oldObject variable for evaluation: %w", err)
 		} else {
@@ -337,7 +338,7 @@ func (st *requestState) versionedFor(kind schema.GroupVersionKind) (*versionedOb
 		}
 	}
 	if obj != nil && vo.err == nil {
-		m, err := builtin.ToUnstructured(obj)
+		m, err := objectValue(obj, nil)
 		if err != nil {
 			vo.err = fmt.Errorf("failed to prepare object variable for evaluation: %w", err)
 		} else {
@@ -346,6 +347,43 @@ func (st *requestState) versionedFor(kind schema.GroupVersionKind) (*versionedOb
 	}
 	st.versioned[kind] = vo
 	return vo, nil
+}
+
+// isTypedObject reports whether obj is a non-nil typed Go struct rather than
+// an unstructured or raw object.
+func isTypedObject(obj runtime.Object) bool {
+	switch obj.(type) {
+	case nil, runtime.Unstructured, *runtime.Unknown:
+		return false
+	}
+	v := reflect.ValueOf(obj)
+	return v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct
+}
+
+// objectValue returns the CEL value of obj as object, oldObject or params.
+// A typed struct is read lazily with [celenv.TypedObject], the fields in
+// set replacing its own; without set, apiVersion and kind come from the
+// scheme when the object leaves them empty, as [builtin.ToUnstructured]
+// does. Any other object is converted with [builtin.ToUnstructured].
+func objectValue(obj runtime.Object, set map[string]string) (any, error) {
+	if !isTypedObject(obj) {
+		return builtin.ToUnstructured(obj)
+	}
+	if set == nil {
+		if ta, err := meta.TypeAccessor(obj); err == nil && (ta.GetAPIVersion() == "" || ta.GetKind() == "") {
+			if gvks, _, err := builtin.Scheme().ObjectKinds(obj); err == nil && len(gvks) > 0 {
+				apiVersion, kind := gvks[0].ToAPIVersionAndKind()
+				set = map[string]string{}
+				if ta.GetAPIVersion() == "" {
+					set["apiVersion"] = apiVersion
+				}
+				if ta.GetKind() == "" {
+					set["kind"] = kind
+				}
+			}
+		}
+	}
+	return celenv.TypedObject(obj, set), nil
 }
 
 // loadNamespace fetches the request's namespace once, as the API server does
@@ -458,12 +496,27 @@ func (st *requestState) paramValue(cp *compiledPolicy, p runtime.Object) (any, *
 	if v, ok := st.params[p]; ok {
 		return v, nn
 	}
-	m, err := builtin.ToUnstructured(p)
+	inject := builtin.Scheme().Recognizes(p.GetObjectKind().GroupVersionKind()) || p.GetObjectKind().GroupVersionKind().Empty()
 	var v any
+	if isTypedObject(p) {
+		var set map[string]string
+		if inject {
+			set = map[string]string{"apiVersion": cp.paramKind.APIVersion, "kind": cp.paramKind.Kind}
+		}
+		tv, err := objectValue(p, set)
+		if err != nil {
+			v = types.NewErr("failed to prepare params: %v", err)
+		} else {
+			v = tv
+		}
+		st.params[p] = v
+		return v, nn
+	}
+	m, err := builtin.ToUnstructured(p)
 	if err != nil {
 		v = types.NewErr("failed to prepare params: %v", err)
 	} else {
-		if builtin.Scheme().Recognizes(p.GetObjectKind().GroupVersionKind()) || p.GetObjectKind().GroupVersionKind().Empty() {
+		if inject {
 			m["apiVersion"] = cp.paramKind.APIVersion
 			m["kind"] = cp.paramKind.Kind
 		}

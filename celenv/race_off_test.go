@@ -1,0 +1,5 @@
+//go:build !race
+
+package celenv_test
+
+const raceEnabled = false

@@ -1,0 +1,7 @@
+//go:build race
+
+package celenv_test
+
+// raceEnabled reports that the race detector is on; the differential tests
+// then sample their inputs, since the detector slows CEL evaluation tenfold.
+const raceEnabled = true
