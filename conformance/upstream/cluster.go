@@ -71,6 +71,11 @@ var (
 // bound policy and synced every parameter informer. ctx bounds the start-up
 // only; call Close to stop the plugin.
 func NewCluster(ctx context.Context, c *Case) (*Cluster, error) {
+	return newCluster(ctx, c, syncTimeout)
+}
+
+// newCluster starts the plugin, bounding each wait by timeout.
+func newCluster(ctx context.Context, c *Case, timeout time.Duration) (*Cluster, error) {
 	if c == nil || c.Request == nil {
 		return nil, errors.New("upstream: case without request")
 	}
@@ -122,7 +127,7 @@ func NewCluster(ctx context.Context, c *Case) (*Cluster, error) {
 		}
 	}
 	factory.Start(pluginCtx.Done())
-	if err := waitUntil(ctx, "informers", func() bool {
+	if err := waitUntil(ctx, timeout, "informers", func() bool {
 		for _, s := range synced {
 			if !s() {
 				return false
@@ -144,12 +149,12 @@ func NewCluster(ctx context.Context, c *Case) (*Cluster, error) {
 	if !ok2 || inner == nil {
 		return nil, errors.New("upstream: plugin has no policy source")
 	}
-	if err := waitUntil(ctx, "policy source", inner.HasSynced); err != nil {
+	if err := waitUntil(ctx, timeout, "policy source", inner.HasSynced); err != nil {
 		return nil, err
 	}
 	for _, hook := range inner.Hooks() {
 		if hook.ParamInformer != nil {
-			if err := waitUntil(ctx, "param informer", hook.ParamInformer.Informer().HasSynced); err != nil {
+			if err := waitUntil(ctx, timeout, "param informer", hook.ParamInformer.Informer().HasSynced); err != nil {
 				return nil, err
 			}
 		}
@@ -184,8 +189,8 @@ func sourceField(p *validating.Plugin) (reflect.Value, error) {
 	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem(), nil
 }
 
-func waitUntil(ctx context.Context, what string, cond func() bool) error {
-	deadline := time.Now().Add(syncTimeout)
+func waitUntil(ctx context.Context, timeout time.Duration, what string, cond func() bool) error {
+	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("upstream: waiting for %s: %w", what, err)
