@@ -107,10 +107,7 @@ func TestCIDROverloadIDs(t *testing.T) {
 // for everything that does not name an IP.
 func TestCIDRAlone(t *testing.T) {
 	t.Parallel()
-	env, err := cel.NewEnv(library.CIDR())
-	if err != nil {
-		t.Fatalf("cel.NewEnv() = %v", err)
-	}
+	env := newEnv(t, library.CIDR())
 	runCELCases(t, env, []celCase{
 		{name: "containsIP string", expr: "cidr('10.0.0.0/8').containsIP('10.0.0.1')"},
 		{name: "ip value", expr: "type(cidr('10.0.0.1/8').ip()) == type(cidr('10.0.0.2/8').ip())"},
@@ -151,59 +148,19 @@ func TestCIDRValue(t *testing.T) {
 		}
 	})
 
-	t.Run("ConvertToNative", func(t *testing.T) {
-		t.Parallel()
-		if got, err := c.ConvertToNative(reflect.TypeFor[netip.Prefix]()); err != nil || got != c.Prefix {
-			t.Errorf("ConvertToNative(netip.Prefix) = %v, %v, want %v", got, err, c.Prefix)
-		}
-		if got, err := c.ConvertToNative(reflect.TypeFor[string]()); err != nil || got != "10.0.0.1/8" {
-			t.Errorf("ConvertToNative(string) = %v, %v, want 10.0.0.1/8", got, err)
-		}
-		_, err := c.ConvertToNative(reflect.TypeFor[int]())
-		if want := "type conversion error from 'CIDR' to 'int'"; err == nil || err.Error() != want {
-			t.Errorf("ConvertToNative(int) error = %v, want %q", err, want)
-		}
-	})
-
-	t.Run("ConvertToType", func(t *testing.T) {
-		t.Parallel()
-		if got := c.ConvertToType(library.CIDRType); got != c {
-			t.Errorf("ConvertToType(CIDRType) = %v, want %v", got, c)
-		}
-		if got := c.ConvertToType(types.TypeType); got != library.CIDRType {
-			t.Errorf("ConvertToType(TypeType) = %v, want %v", got, library.CIDRType)
-		}
-		if got := c.ConvertToType(types.StringType); got != types.String("10.0.0.1/8") {
-			t.Errorf("ConvertToType(StringType) = %v, want 10.0.0.1/8", got)
-		}
-		got := c.ConvertToType(types.IntType)
-		if err, ok := got.(*types.Err); !ok || err.Error() != "type conversion error from 'net.CIDR' to 'int'" {
-			t.Errorf("ConvertToType(IntType) = %v, want type conversion error", got)
-		}
-	})
-
-	t.Run("Equal", func(t *testing.T) {
-		t.Parallel()
-		masked := library.CIDRValue{Prefix: c.Prefix.Masked()}
-		if got := c.Equal(library.CIDRValue{Prefix: netip.MustParsePrefix("10.0.0.1/8")}); got != types.True {
-			t.Errorf("Equal(same) = %v, want true", got)
-		}
-		if got := c.Equal(masked); got != types.False {
-			t.Errorf("Equal(masked) = %v, want false", got)
-		}
-		if got := c.Equal(types.String("10.0.0.1/8")); !types.IsError(got) {
-			t.Errorf("Equal(string) = %v, want an error value", got)
-		}
-	})
-
-	t.Run("TypeAndValue", func(t *testing.T) {
-		t.Parallel()
-		if got := c.Type(); got != library.CIDRType || got.TypeName() != "net.CIDR" {
-			t.Errorf("Type() = %v, want net.CIDR", got)
-		}
-		if got := c.Value(); got != c.Prefix {
-			t.Errorf("Value() = %v, want %v", got, c.Prefix)
-		}
+	checkNetValue(t, netValueCase{
+		v:          c,
+		vStr:       "10.0.0.1/8",
+		native:     c.Prefix,
+		nativeType: reflect.TypeFor[netip.Prefix](),
+		strV:       c,
+		str:        "10.0.0.1/8",
+		name:       "CIDR",
+		typ:        library.CIDRType,
+		typeName:   "net.CIDR",
+		same:       library.CIDRValue{Prefix: netip.MustParsePrefix("10.0.0.1/8")},
+		other:      library.CIDRValue{Prefix: c.Prefix.Masked()},
+		otherName:  "masked",
 	})
 }
 
@@ -216,10 +173,7 @@ func FuzzCIDR(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	env, err := cel.NewEnv(library.IP(), library.CIDR(), cel.Variable("s", cel.StringType))
-	if err != nil {
-		f.Fatalf("cel.NewEnv() = %v", err)
-	}
+	env := newEnv(f, library.IP(), library.CIDR(), cel.Variable("s", cel.StringType))
 	parse := mustProgram(f, env, "cidr(s)")
 	valid := mustProgram(f, env, "isCIDR(s)")
 	props := mustProgram(f, env, "cidr(s).masked().containsCIDR(cidr(s)) && cidr(s).containsCIDR(s)"+
@@ -256,30 +210,13 @@ func ExampleCIDR() {
 		fmt.Println(err)
 		return
 	}
-	for _, expr := range []string{
+	printEvals(env,
 		"cidr('10.0.0.0/8').containsIP(ip('10.1.2.3'))",
 		"cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16')",
 		"cidr('10.0.0.1/8') == cidr('10.0.0.0/8')",
 		"string(cidr('10.0.0.1/8').masked())",
 		"cidr('10.0.0.0')",
-	} {
-		ast, iss := env.Compile(expr)
-		if iss.Err() != nil {
-			fmt.Println(iss.Err())
-			return
-		}
-		prg, err := env.Program(ast)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		out, _, err := prg.Eval(cel.NoVars())
-		if err != nil {
-			fmt.Printf("%s: error: %v\n", expr, err)
-			continue
-		}
-		fmt.Printf("%s: %v\n", expr, out)
-	}
+	)
 	// Output:
 	// cidr('10.0.0.0/8').containsIP(ip('10.1.2.3')): true
 	// cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16'): true

@@ -190,28 +190,11 @@ func ExampleFormat() {
 		fmt.Println(err)
 		return
 	}
-	for _, expr := range []string{
+	printEvals(env,
 		`format.dns1123Label().validate("my-name").hasValue()`,
 		`format.named("uuid").value().validate("1234").value()`,
 		`format.named("email").hasValue()`,
-	} {
-		ast, iss := env.Compile(expr)
-		if iss.Err() != nil {
-			fmt.Println(iss.Err())
-			return
-		}
-		prg, err := env.Program(ast)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		out, _, err := prg.Eval(cel.NoVars())
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		fmt.Printf("%s: %v\n", expr, out)
-	}
+	)
 	// Output:
 	// format.dns1123Label().validate("my-name").hasValue(): false
 	// format.named("uuid").value().validate("1234").value(): [does not match the UUID format]

@@ -122,58 +122,19 @@ func TestIPValue(t *testing.T) {
 		})
 	}
 
-	t.Run("ConvertToNative", func(t *testing.T) {
-		t.Parallel()
-		if got, err := v4.ConvertToNative(reflect.TypeFor[netip.Addr]()); err != nil || got != v4.Addr {
-			t.Errorf("ConvertToNative(netip.Addr) = %v, %v, want %v", got, err, v4.Addr)
-		}
-		if got, err := v6.ConvertToNative(reflect.TypeFor[string]()); err != nil || got != "2001:db8::1" {
-			t.Errorf("ConvertToNative(string) = %v, %v, want 2001:db8::1", got, err)
-		}
-		_, err := v4.ConvertToNative(reflect.TypeFor[int]())
-		if want := "type conversion error from 'IP' to 'int'"; err == nil || err.Error() != want {
-			t.Errorf("ConvertToNative(int) error = %v, want %q", err, want)
-		}
-	})
-
-	t.Run("ConvertToType", func(t *testing.T) {
-		t.Parallel()
-		if got := v4.ConvertToType(library.IPType); got != v4 {
-			t.Errorf("ConvertToType(IPType) = %v, want %v", got, v4)
-		}
-		if got := v4.ConvertToType(types.TypeType); got != library.IPType {
-			t.Errorf("ConvertToType(TypeType) = %v, want %v", got, library.IPType)
-		}
-		if got := v6.ConvertToType(types.StringType); got != types.String("2001:db8::1") {
-			t.Errorf("ConvertToType(StringType) = %v, want 2001:db8::1", got)
-		}
-		got := v4.ConvertToType(types.IntType)
-		if err, ok := got.(*types.Err); !ok || err.Error() != "type conversion error from 'net.IP' to 'int'" {
-			t.Errorf("ConvertToType(IntType) = %v, want type conversion error", got)
-		}
-	})
-
-	t.Run("Equal", func(t *testing.T) {
-		t.Parallel()
-		if got := v4.Equal(library.IPValue{Addr: netip.MustParseAddr("10.0.0.1")}); got != types.True {
-			t.Errorf("Equal(same) = %v, want true", got)
-		}
-		if got := v4.Equal(v6); got != types.False {
-			t.Errorf("Equal(other) = %v, want false", got)
-		}
-		if got := v4.Equal(types.String("10.0.0.1")); !types.IsError(got) {
-			t.Errorf("Equal(string) = %v, want an error value", got)
-		}
-	})
-
-	t.Run("TypeAndValue", func(t *testing.T) {
-		t.Parallel()
-		if got := v4.Type(); got != library.IPType || got.TypeName() != "net.IP" {
-			t.Errorf("Type() = %v, want net.IP", got)
-		}
-		if got := v4.Value(); got != v4.Addr {
-			t.Errorf("Value() = %v, want %v", got, v4.Addr)
-		}
+	checkNetValue(t, netValueCase{
+		v:          v4,
+		vStr:       "10.0.0.1",
+		native:     v4.Addr,
+		nativeType: reflect.TypeFor[netip.Addr](),
+		strV:       v6,
+		str:        "2001:db8::1",
+		name:       "IP",
+		typ:        library.IPType,
+		typeName:   "net.IP",
+		same:       library.IPValue{Addr: netip.MustParseAddr("10.0.0.1")},
+		other:      v6,
+		otherName:  "other",
 	})
 }
 
@@ -186,10 +147,7 @@ func FuzzIP(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	env, err := cel.NewEnv(library.IP(), library.CIDR(), cel.Variable("s", cel.StringType))
-	if err != nil {
-		f.Fatalf("cel.NewEnv() = %v", err)
-	}
+	env := newEnv(f, library.IP(), library.CIDR(), cel.Variable("s", cel.StringType))
 	parse := mustProgram(f, env, "ip(s)")
 	valid := mustProgram(f, env, "isIP(s)")
 	canonical := mustProgram(f, env, "ip.isCanonical(s)")
@@ -224,20 +182,6 @@ func FuzzIP(f *testing.F) {
 			t.Fatalf("properties of ip(%q) = %v, %v, want true", s, ok, err)
 		}
 	})
-}
-
-// mustProgram compiles expr in env or fails.
-func mustProgram(t testing.TB, env *cel.Env, expr string) cel.Program {
-	t.Helper()
-	ast, iss := env.Compile(expr)
-	if iss.Err() != nil {
-		t.Fatalf("Compile(%q) = %v", expr, iss.Err())
-	}
-	prg, err := env.Program(ast)
-	if err != nil {
-		t.Fatalf("Program(%q) = %v", expr, err)
-	}
-	return prg
 }
 
 func ExampleIP() {

@@ -6,140 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/common/types"
 
 	"github.com/vapkit/vapkit/celenv/internal/library"
 )
-
-// celCase is one self-asserting expression for the URL, regex, lists, IP and
-// CIDR tables. With no error field set, expr must compile and evaluate to
-// true. At most one error field is set.
-type celCase struct {
-	name string
-	expr string
-	// compileErr must be a substring of the compile issues.
-	compileErr string
-	// programErr must equal the program-creation error.
-	programErr string
-	// optimizedProgramErr, when set, replaces programErr for the run with
-	// cel.OptOptimize, where constant folding can turn a computed regex
-	// pattern into a literal one.
-	optimizedProgramErr string
-	// evalErr must equal the evaluation error.
-	evalErr string
-}
-
-// netEnv returns the environment the tables of this file set run in: the
-// five libraries together, lists at version 1, as in Kubernetes 1.37.
-func netEnv(t testing.TB) *cel.Env {
-	t.Helper()
-	env, err := cel.NewEnv(library.URLs(), library.Regex(), library.Lists(1), library.IP(), library.CIDR())
-	if err != nil {
-		t.Fatalf("cel.NewEnv() = %v", err)
-	}
-	return env
-}
-
-// runCELCases checks every case against env, once with plain evaluation
-// and once with cel.OptOptimize (constant folding at program creation), as
-// the outcome must not depend on it.
-func runCELCases(t *testing.T, env *cel.Env, cases []celCase) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, tc := range cases {
-		if seen[tc.name] {
-			t.Fatalf("duplicate case name %q", tc.name)
-		}
-		seen[tc.name] = true
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			for _, optimize := range []bool{false, true} {
-				checkCELCase(t, env, tc, optimize)
-			}
-		})
-	}
-}
-
-func checkCELCase(t *testing.T, env *cel.Env, tc celCase, optimize bool) {
-	t.Helper()
-	ast, iss := env.Compile(tc.expr)
-	if tc.compileErr != "" {
-		if iss.Err() == nil {
-			t.Fatalf("Compile(%q) succeeded, want error containing %q", tc.expr, tc.compileErr)
-		}
-		if got := iss.Err().Error(); !strings.Contains(got, tc.compileErr) {
-			t.Fatalf("Compile(%q) error = %q, want it to contain %q", tc.expr, got, tc.compileErr)
-		}
-		return
-	}
-	if iss.Err() != nil {
-		t.Fatalf("Compile(%q) = %v", tc.expr, iss.Err())
-	}
-	var opts []cel.ProgramOption
-	if optimize {
-		opts = append(opts, cel.EvalOptions(cel.OptOptimize))
-	}
-	prg, err := env.Program(ast, opts...)
-	wantProgramErr := tc.programErr
-	if optimize && tc.optimizedProgramErr != "" {
-		wantProgramErr = tc.optimizedProgramErr
-	}
-	if wantProgramErr != "" {
-		if err == nil || err.Error() != wantProgramErr {
-			t.Fatalf("Program(%q, optimize=%v) error = %v, want %q", tc.expr, optimize, err, wantProgramErr)
-		}
-		return
-	}
-	if err != nil {
-		t.Fatalf("Program(%q, optimize=%v) = %v", tc.expr, optimize, err)
-	}
-	out, _, err := prg.Eval(cel.NoVars())
-	if tc.evalErr != "" {
-		if err == nil || err.Error() != tc.evalErr {
-			t.Fatalf("Eval(%q, optimize=%v) = %v, %v, want error %q", tc.expr, optimize, out, err, tc.evalErr)
-		}
-		return
-	}
-	if err != nil {
-		t.Fatalf("Eval(%q, optimize=%v) = %v", tc.expr, optimize, err)
-	}
-	if out != types.True {
-		t.Fatalf("Eval(%q, optimize=%v) = %v, want true", tc.expr, optimize, out)
-	}
-}
-
-// checkOverloadIDs asserts that each function of env has exactly the listed
-// overload ids, apiserver's, which the cost estimator keys on. Functions in
-// shared lists only need to contain them.
-func checkOverloadIDs(t *testing.T, env *cel.Env, exact, shared map[string][]string) {
-	t.Helper()
-	fns := env.Functions()
-	check := func(name string, ids []string, onlyThese bool) {
-		fn, ok := fns[name]
-		if !ok {
-			t.Errorf("Functions()[%q] is missing", name)
-			return
-		}
-		got := map[string]bool{}
-		for _, o := range fn.OverloadDecls() {
-			got[o.ID()] = true
-		}
-		for _, id := range ids {
-			if !got[id] {
-				t.Errorf("Functions()[%q] lacks overload %q", name, id)
-			}
-		}
-		if onlyThese && len(got) != len(ids) {
-			t.Errorf("Functions()[%q] has overloads %v, want exactly %v", name, got, ids)
-		}
-	}
-	for name, ids := range exact {
-		check(name, ids, true)
-	}
-	for name, ids := range shared {
-		check(name, ids, false)
-	}
-}
 
 func TestLists(t *testing.T) {
 	t.Parallel()
@@ -223,10 +92,7 @@ func TestLists(t *testing.T) {
 
 func TestListsVersion0(t *testing.T) {
 	t.Parallel()
-	env, err := cel.NewEnv(library.Lists(0))
-	if err != nil {
-		t.Fatalf("cel.NewEnv() = %v", err)
-	}
+	env := newEnv(t, library.Lists(0))
 	runCELCases(t, env, []celCase{
 		{name: "sum", expr: "[1, 2].sum() == 3"},
 		{name: "includes absent", expr: "[1].includes(1)", compileErr: "undeclared reference to 'includes'"},
@@ -291,30 +157,13 @@ func ExampleLists() {
 		fmt.Println(err)
 		return
 	}
-	for _, expr := range []string{
+	printEvals(env,
 		"[3, 1, 2].max()",
 		"[duration('1m'), duration('30s')].sum()",
 		"['a', 'b', 'a'].lastIndexOf('a')",
 		"[1, 2, 3].includes(2)",
 		"[].min()",
-	} {
-		ast, iss := env.Compile(expr)
-		if iss.Err() != nil {
-			fmt.Println(iss.Err())
-			return
-		}
-		prg, err := env.Program(ast)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		out, _, err := prg.Eval(cel.NoVars())
-		if err != nil {
-			fmt.Printf("%s: error: %v\n", expr, err)
-			continue
-		}
-		fmt.Printf("%s: %v\n", expr, out)
-	}
+	)
 	// Output:
 	// [3, 1, 2].max(): 3
 	// [duration('1m'), duration('30s')].sum(): 1m30s

@@ -3,7 +3,6 @@ package library_test
 import (
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/google/cel-go/cel"
@@ -12,77 +11,6 @@ import (
 
 	"github.com/vapkit/vapkit/celenv/internal/library"
 )
-
-// exprCase is one self-asserting expression. With neither compileErr nor
-// evalErr set, expr must compile and evaluate to true.
-type exprCase struct {
-	name string
-	expr string
-	// compileErr, when set, must be a substring of the compile issues.
-	compileErr string
-	// evalErr, when set, must equal the evaluation error message exactly.
-	evalErr string
-}
-
-// newExprEnv returns an environment with the optional types and the given
-// libraries.
-func newExprEnv(t testing.TB, opts ...cel.EnvOption) *cel.Env {
-	t.Helper()
-	env, err := cel.NewEnv(append([]cel.EnvOption{cel.OptionalTypes()}, opts...)...)
-	if err != nil {
-		t.Fatalf("cel.NewEnv() = %v", err)
-	}
-	return env
-}
-
-// allLibsEnv has the three libraries of this file set together, as in
-// Kubernetes, so that shared function names (compareTo, ...) are exercised.
-func allLibsEnv(t testing.TB) *cel.Env {
-	return newExprEnv(t, library.Quantity(), library.Semver(1), library.Format())
-}
-
-// runExprCases checks every case against env.
-func runExprCases(t *testing.T, env *cel.Env, cases []exprCase) {
-	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			ast, iss := env.Compile(tc.expr)
-			if tc.compileErr != "" {
-				if iss.Err() == nil {
-					t.Fatalf("Compile(%q) succeeded, want error containing %q", tc.expr, tc.compileErr)
-				}
-				if got := iss.Err().Error(); !strings.Contains(got, tc.compileErr) {
-					t.Fatalf("Compile(%q) error = %q, want it to contain %q", tc.expr, got, tc.compileErr)
-				}
-				return
-			}
-			if iss.Err() != nil {
-				t.Fatalf("Compile(%q) = %v", tc.expr, iss.Err())
-			}
-			prg, err := env.Program(ast)
-			if err != nil {
-				t.Fatalf("Program(%q) = %v", tc.expr, err)
-			}
-			out, _, err := prg.Eval(cel.NoVars())
-			if tc.evalErr != "" {
-				if err == nil {
-					t.Fatalf("Eval(%q) = %v, want error %q", tc.expr, out, tc.evalErr)
-				}
-				if err.Error() != tc.evalErr {
-					t.Fatalf("Eval(%q) error = %q, want %q", tc.expr, err.Error(), tc.evalErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Eval(%q) = %v", tc.expr, err)
-			}
-			if out != types.True {
-				t.Fatalf("Eval(%q) = %v, want true", tc.expr, out)
-			}
-		})
-	}
-}
 
 const quantityRegexErr = `quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`
 
@@ -233,26 +161,7 @@ func TestQuantitySemverFormatOverloadIDs(t *testing.T) {
 		"dns1123LabelPrefix", "dns1123Subdomain", "dns1123SubdomainPrefix", "labelValue", "qualifiedName", "uri", "uuid"} {
 		want["format."+n] = []string{"format." + n}
 	}
-	fns := allLibsEnv(t).Functions()
-	for name, ids := range want {
-		fn, ok := fns[name]
-		if !ok {
-			t.Errorf("Functions()[%q] missing", name)
-			continue
-		}
-		got := map[string]bool{}
-		for _, o := range fn.OverloadDecls() {
-			got[o.ID()] = true
-		}
-		for _, id := range ids {
-			if !got[id] {
-				t.Errorf("Functions()[%q] lacks overload %q; has %v", name, id, got)
-			}
-		}
-		if len(got) != len(ids) {
-			t.Errorf("Functions()[%q] has %d overloads %v, want %v", name, len(got), got, ids)
-		}
-	}
+	checkOverloadIDs(t, allLibsEnv(t), want, nil)
 }
 
 func TestQuantityTwice(t *testing.T) {
@@ -267,29 +176,12 @@ func ExampleQuantity() {
 		fmt.Println(err)
 		return
 	}
-	for _, expr := range []string{
+	printEvals(env,
 		`quantity("1Gi").isGreaterThan(quantity("1G"))`,
 		`quantity("1k").add(24).asInteger()`,
 		`sign(quantity("-3k"))`,
 		`quantity("1.5").asInteger()`,
-	} {
-		ast, iss := env.Compile(expr)
-		if iss.Err() != nil {
-			fmt.Println(iss.Err())
-			return
-		}
-		prg, err := env.Program(ast)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		out, _, err := prg.Eval(cel.NoVars())
-		if err != nil {
-			fmt.Printf("%s: error: %v\n", expr, err)
-			continue
-		}
-		fmt.Printf("%s: %v\n", expr, out)
-	}
+	)
 	// Output:
 	// quantity("1Gi").isGreaterThan(quantity("1G")): true
 	// quantity("1k").add(24).asInteger(): 1024

@@ -64,10 +64,7 @@ func TestRegexOverloadIDs(t *testing.T) {
 // TestRegexVariables runs the run-time (not precompiled) path with inputs.
 func TestRegexVariables(t *testing.T) {
 	t.Parallel()
-	env, err := cel.NewEnv(library.Regex(), cel.Variable("s", cel.StringType), cel.Variable("re", cel.StringType))
-	if err != nil {
-		t.Fatalf("cel.NewEnv() = %v", err)
-	}
+	env := newEnv(t, library.Regex(), cel.Variable("s", cel.StringType), cel.Variable("re", cel.StringType))
 	prg := mustProgram(t, env, "[s.find(re)] + s.findAll(re) + s.findAll(re, 1)")
 	tests := []struct {
 		name    string
@@ -105,21 +102,10 @@ func ExampleRegex() {
 		fmt.Println(err)
 		return
 	}
-	ast, iss := env.Compile("'image: registry.example/app:v1.2.3'.findAll('v[0-9]+')")
-	if iss.Err() != nil {
-		fmt.Println(iss.Err())
-		return
-	}
-	prg, err := env.Program(ast)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	out, _, err := prg.Eval(cel.NoVars())
-	fmt.Println(out, err)
+	fmt.Println(evalExpr(env, "'image: registry.example/app:v1.2.3'.findAll('v[0-9]+')"))
 
 	// An invalid literal pattern is reported when the program is created.
-	ast, iss = env.Compile("'abc'.find('[')")
+	ast, iss := env.Compile("'abc'.find('[')")
 	if iss.Err() != nil {
 		fmt.Println(iss.Err())
 		return

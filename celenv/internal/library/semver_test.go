@@ -170,15 +170,7 @@ func semverProgram(t testing.TB, env *cel.Env, expr string) cel.Program {
 	if err != nil {
 		t.Fatalf("Extend() = %v", err)
 	}
-	ast, iss := env.Compile(expr)
-	if iss.Err() != nil {
-		t.Fatalf("Compile(%q) = %v", expr, iss.Err())
-	}
-	prg, err := env.Program(ast)
-	if err != nil {
-		t.Fatalf("Program(%q) = %v", expr, err)
-	}
-	return prg
+	return mustProgram(t, env, expr)
 }
 
 // evalSemver evaluates semver(s) and fails the test on error.
@@ -264,29 +256,12 @@ func ExampleSemver() {
 		fmt.Println(err)
 		return
 	}
-	for _, expr := range []string{
+	printEvals(env,
 		`semver("1.10.0").isGreaterThan(semver("1.9.3"))`,
 		`semver("1.0.0-rc.1").compareTo(semver("1.0.0"))`,
 		`semver("v1.30", true).minor()`,
 		`semver("v1.30")`,
-	} {
-		ast, iss := env.Compile(expr)
-		if iss.Err() != nil {
-			fmt.Println(iss.Err())
-			return
-		}
-		prg, err := env.Program(ast)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		out, _, err := prg.Eval(cel.NoVars())
-		if err != nil {
-			fmt.Printf("%s: error: %v\n", expr, err)
-			continue
-		}
-		fmt.Printf("%s: %v\n", expr, out)
-	}
+	)
 	// Output:
 	// semver("1.10.0").isGreaterThan(semver("1.9.3")): true
 	// semver("1.0.0-rc.1").compareTo(semver("1.0.0")): -1

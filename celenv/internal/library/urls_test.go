@@ -161,10 +161,7 @@ func FuzzURL(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	env, err := cel.NewEnv(library.URLs(), cel.Variable("s", cel.StringType))
-	if err != nil {
-		f.Fatalf("cel.NewEnv() = %v", err)
-	}
+	env := newEnv(f, library.URLs(), cel.Variable("s", cel.StringType))
 	parse := mustProgram(f, env, "url(s)")
 	valid := mustProgram(f, env, "isURL(s)")
 	parts := mustProgram(f, env, "[url(s).getScheme(), url(s).getHost(), url(s).getHostname(), url(s).getPort(),"+
@@ -203,17 +200,7 @@ func ExampleURLs() {
 		"url('https://[::1]:8443/a%20b?x=1&x=2').getQuery()['x']",
 		"isURL('../relative')",
 	} {
-		ast, iss := env.Compile(expr)
-		if iss.Err() != nil {
-			fmt.Println(iss.Err())
-			return
-		}
-		prg, err := env.Program(ast)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		out, _, err := prg.Eval(cel.NoVars())
+		out, err := evalExpr(env, expr)
 		if err != nil {
 			fmt.Println(err)
 			return
