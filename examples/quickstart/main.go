@@ -17,11 +17,10 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
 )
@@ -34,16 +33,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
-}
-
-// namespaceMap serves namespaces from memory.
-type namespaceMap map[string]*corev1.Namespace
-
-func (m namespaceMap) GetNamespace(_ context.Context, name string) (*corev1.Namespace, error) {
-	if ns, ok := m[name]; ok {
-		return ns, nil
-	}
-	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 }
 
 func deployment(namespace, name string, replicas int32) *appsv1.Deployment {
@@ -66,10 +55,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	namespaces := namespaceMap{}
-	for _, ns := range m.Namespaces {
-		namespaces[ns.Name] = ns
-	}
+	namespaces := matching.NewNamespaceMap(m.Namespaces...)
 	// Compile once; the Evaluator is immutable and safe for concurrent use.
 	ev, err := policy.Compile(m.Policies, m.Bindings, policy.Options{Params: src, Namespaces: namespaces, CRDs: m.CRDs})
 	if err != nil {

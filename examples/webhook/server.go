@@ -19,10 +19,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vapkit/vapkit/matching"
@@ -167,17 +164,13 @@ func (s *server) load(stamps []fileStamp, scanErr error) (*policy.Evaluator, *he
 	if err != nil {
 		return nil, nil, fmt.Errorf("params: %w", err)
 	}
-	namespaces := make(map[string]*corev1.Namespace, len(m.Namespaces))
-	for _, ns := range m.Namespaces {
-		namespaces[ns.Name] = ns
-	}
 	bindings := m.Bindings
 	if s.dryRun {
 		bindings = warnInsteadOfDeny(bindings)
 	}
 	ev, err := policy.Compile(m.Policies, bindings, policy.Options{
 		Params:     src,
-		Namespaces: namespaceMap(namespaces),
+		Namespaces: matching.NewNamespaceMap(m.Namespaces...),
 		CRDs:       m.CRDs,
 	})
 	if err != nil {
@@ -188,19 +181,6 @@ func (s *server) load(stamps []fileStamp, scanErr error) (*policy.Evaluator, *he
 		h.issues = append(h.issues, issue.Error())
 	}
 	return ev, h, nil
-}
-
-// namespaceMap looks namespaces up in memory.
-type namespaceMap map[string]*corev1.Namespace
-
-var _ matching.NamespaceGetter = namespaceMap(nil)
-
-// GetNamespace returns the namespace or a NotFound error, as a lister does.
-func (m namespaceMap) GetNamespace(_ context.Context, name string) (*corev1.Namespace, error) {
-	if ns, ok := m[name]; ok {
-		return ns, nil
-	}
-	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 }
 
 // warnInsteadOfDeny returns copies of bindings whose Deny action is replaced

@@ -15,7 +15,6 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,18 +81,6 @@ func Parse(data []byte, name string) (*Case, error) {
 
 var authorizerRulesKind = schema.GroupVersionKind{Group: "vapkit.dev", Version: "v1alpha1", Kind: "AuthorizerRules"}
 
-// namespaces serves the case's Namespace objects.
-type namespaces map[string]*corev1.Namespace
-
-func (n namespaces) GetNamespace(_ context.Context, name string) (*corev1.Namespace, error) {
-	if ns, ok := n[name]; ok {
-		return ns, nil
-	}
-	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
-}
-
-var _ matching.NamespaceGetter = namespaces(nil)
-
 // Compile builds the evaluator and request of the case with the default
 // options (Kubernetes 1.37).
 func (c *Case) Compile() (*policy.Evaluator, *policy.Request, error) {
@@ -130,10 +117,7 @@ func (c *Case) CompileWith(o Options) (*policy.Evaluator, *policy.Request, error
 	if err != nil {
 		return nil, nil, err
 	}
-	ns := namespaces{}
-	for _, n := range c.Namespaces {
-		ns[n.Name] = n
-	}
+	ns := matching.NewNamespaceMap(c.Namespaces...)
 	opts := policy.Options{Params: src, Namespaces: ns, Resources: mapper}
 	if c.Authorizer != nil {
 		opts.Authorizer = c.Authorizer
