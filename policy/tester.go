@@ -55,15 +55,7 @@ func NewTester(m *Manifests, opts Options) (*Tester, error) {
 		return nil, errors.New("manifests are nil")
 	}
 	if opts.Resources == nil {
-		var crds []builtin.CRD
-		for i, u := range append(m.CRDs[:len(m.CRDs):len(m.CRDs)], opts.CRDs...) {
-			crd, err := builtin.CRDFromUnstructured(u)
-			if err != nil {
-				return nil, fmt.Errorf("crds[%d]: %w", i, err)
-			}
-			crds = append(crds, crd)
-		}
-		mapper, err := builtin.NewMapper(crds...)
+		mapper, err := NewResourceMapper(append(m.CRDs[:len(m.CRDs):len(m.CRDs)], opts.CRDs...)...)
 		if err != nil {
 			return nil, err
 		}

@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
@@ -89,15 +88,7 @@ func (c *Case) Compile() (*policy.Evaluator, *policy.Request, error) {
 
 // CompileWith builds the evaluator and request of the case with o.
 func (c *Case) CompileWith(o Options) (*policy.Evaluator, *policy.Request, error) {
-	var crds []builtin.CRD
-	for _, u := range c.CRDs {
-		crd, err := builtin.CRDFromUnstructured(u)
-		if err != nil {
-			return nil, nil, err
-		}
-		crds = append(crds, crd)
-	}
-	mapper, err := builtin.NewMapper(crds...)
+	mapper, err := policy.NewResourceMapper(c.CRDs...)
 	if err != nil {
 		return nil, nil, err
 	}
