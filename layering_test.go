@@ -14,11 +14,11 @@ var allowedImports = map[string][]string{
 	"audit":           nil,
 	"params":          nil,
 	"matching":        nil,
-	"celenv":          {"celenv/internal/library"},
+	"celenv":          {"celenv/internal/library", "internal/costcheck"},
 	"celenv/listtype": nil,
 	"policy": {"audit", "params", "matching", "celenv", "celenv/internal/library",
-		"internal/builtin", "internal/manifest"},
-	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest"},
+		"internal/builtin", "internal/manifest", "internal/costcheck"},
+	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck"},
 }
 
 // forbiddenModules may never reach the library, directly or indirectly.

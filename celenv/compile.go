@@ -44,8 +44,20 @@ func (e *CompileError) Error() string { return e.Detail }
 type Program struct {
 	expression string
 	prog       cel.Program
+	// fast is prog without cost tracking, for batches whose plan proves
+	// the limits out of reach.
+	fast       cel.Program
 	outputType *cel.Type
 	err        *CompileError
+	// maxCost is the estimated upper bound of the cost for inputs of each
+	// size class; math.MaxUint64 when unbounded.
+	maxCost        [len(sizeClasses)]uint64
+	roots          Roots
+	readsVariables bool
+	// inputPath: the value is a path into an input variable.
+	inputPath bool
+	// sizeFree: the cost bound holds whatever the input sizes.
+	sizeFree bool
 }
 
 // Expression returns the source text.
@@ -165,7 +177,13 @@ func (s *Scope) Compile(expression string, d Decls, want []*cel.Type) *Program {
 		p.err = &CompileError{Detail: "program instantiation failed: " + err.Error()}
 		return p
 	}
-	p.prog = prog
+	fast, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(CheckFrequency))
+	if err != nil {
+		p.err = &CompileError{Detail: "program instantiation failed: " + err.Error()}
+		return p
+	}
+	p.prog, p.fast = prog, fast
 	p.outputType = out
+	s.estimateCosts(p, env, ast)
 	return p
 }

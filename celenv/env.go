@@ -146,6 +146,9 @@ type Env struct {
 	version Version
 	envs    map[declKey]*cel.Env
 	program []cel.ProgramOption
+	// custom is set when Options.Extra added functions whose costs no
+	// estimate knows, so every evaluation is tracked.
+	custom bool
 }
 
 // New builds the environments of the chosen Kubernetes version.
@@ -157,7 +160,7 @@ func New(opts Options) (*Env, error) {
 	if v < MinVersion || v > MaxVersion {
 		return nil, fmt.Errorf("unsupported Kubernetes version %s: supported versions are %s to %s", v, MinVersion, MaxVersion)
 	}
-	e := &Env{version: v, envs: make(map[declKey]*cel.Env, 8)}
+	e := &Env{version: v, envs: make(map[declKey]*cel.Env, 8), custom: len(opts.Extra) > 0}
 	for _, mode := range []Mode{StoredExpressions, NewExpressions} {
 		// A server of version v stores what it knows (every option of v that
 		// is not removed by v); it accepts new expressions as of v-1.

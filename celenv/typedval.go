@@ -325,9 +325,13 @@ type typedMap struct {
 	v    reflect.Value
 	info *structInfo
 	// set adds or replaces top-level string fields (structs only).
-	set   map[string]string
-	cache map[string]ref.Val
-	keys  []string
+	set map[string]string
+	// small and cacheMap hold the converted fields read so far: a few
+	// inline, since expressions read few fields of each map, then a map.
+	small    [smallCache]cachedField
+	nsmall   uint8
+	cacheMap map[string]ref.Val
+	keys     []string
 	// keysDone tells whether keys has been computed.
 	keysDone bool
 }
@@ -341,8 +345,16 @@ var (
 
 // lookup returns the converted value of name.
 func (m *typedMap) lookup(name string) (ref.Val, bool) {
-	if v, ok := m.cache[name]; ok {
-		return v, v != nil
+	if m.cacheMap != nil {
+		if v, ok := m.cacheMap[name]; ok {
+			return v, v != nil
+		}
+	} else {
+		for _, c := range m.small[:m.nsmall] {
+			if c.name == name {
+				return c.val, c.val != nil
+			}
+		}
 	}
 	var out ref.Val
 	if s, ok := m.set[name]; ok {
@@ -361,11 +373,34 @@ func (m *typedMap) lookup(name string) (ref.Val, bool) {
 			}
 		}
 	}
-	if m.cache == nil {
-		m.cache = map[string]ref.Val{}
-	}
-	m.cache[name] = out
+	m.remember(name, out)
 	return out, out != nil
+}
+
+// cachedField is a converted field (nil: absent).
+type cachedField struct {
+	name string
+	val  ref.Val
+}
+
+// smallCache is how many fields typedMap holds inline.
+const smallCache = 4
+
+func (m *typedMap) remember(name string, v ref.Val) {
+	switch {
+	case m.cacheMap != nil:
+		m.cacheMap[name] = v
+	case int(m.nsmall) < smallCache:
+		m.small[m.nsmall] = cachedField{name, v}
+		m.nsmall++
+	default:
+		m.cacheMap = make(map[string]ref.Val, 4*smallCache)
+		for _, c := range m.small {
+			m.cacheMap[c.name] = c.val
+		}
+		m.cacheMap[name] = v
+		m.small, m.nsmall = [smallCache]cachedField{}, 0
+	}
 }
 
 // present reports whether the converted map has name, without converting.

@@ -45,6 +45,7 @@ type compiledPolicy struct {
 	mcPaths         []*field.Path
 	validations     []compiledValidation
 	audits          []compiledAudit
+	auditExprs      []*celenv.Program // the audits' expressions, in order
 }
 
 type compiledValidation struct {
@@ -231,6 +232,7 @@ func (e *Evaluator) compilePolicy(p *admissionregistrationv1.ValidatingAdmission
 	for i, a := range p.Spec.AuditAnnotations {
 		prog := cp.scope.Compile(a.ValueExpression, full, celenv.StringOrNullResult)
 		report(spec.Child("auditAnnotations").Index(i).Child("valueExpression"), prog)
+		cp.auditExprs = append(cp.auditExprs, prog)
 		cp.audits = append(cp.audits, compiledAudit{
 			path: field.NewPath("spec", "auditAnnotations").Index(i).Child("valueExpression"), key: a.Key, expr: prog,
 		})

@@ -68,6 +68,9 @@ type PolicyTrace struct {
 	Err error
 	// Cost is the total cost the evaluation charged.
 	Cost int64
+	// CostEstimated reports that some expressions ran untracked, so Cost
+	// includes their estimated upper bounds (see Options.MeasureCost).
+	CostEstimated bool
 }
 
 // ExprTrace records one evaluated expression.
@@ -81,8 +84,13 @@ type ExprTrace struct {
 	Value string
 	// Err is the evaluation error text, if any.
 	Err string
-	// Cost is the cost charged for the expression.
+	// Cost is the cost charged for the expression, including variables it
+	// evaluated first.
 	Cost int64
+	// CostEstimated reports that the expression ran untracked and Cost is
+	// its estimated upper bound for the request's input sizes (see
+	// Options.MeasureCost).
+	CostEstimated bool
 }
 
 // String renders the trace entry on one line. The format is for people and
@@ -96,7 +104,11 @@ func (t PolicyTrace) String() string {
 	if t.Param != nil {
 		fmt.Fprintf(&b, " param=%s", t.Param)
 	}
-	fmt.Fprintf(&b, " outcome=%s cost=%d", t.Outcome, t.Cost)
+	costOp := "="
+	if t.CostEstimated {
+		costOp = "<="
+	}
+	fmt.Fprintf(&b, " outcome=%s cost%s%d", t.Outcome, costOp, t.Cost)
 	if t.Err != nil {
 		fmt.Fprintf(&b, " err=%q", t.Err.Error())
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -119,6 +121,10 @@ type requestState struct {
 	params    map[runtime.Object]any
 
 	requestVals map[requestKey]any
+	// lastLazy is the lazy request value of lastLazyKey: most policies
+	// of a request see the same resource and kind.
+	lastLazyKey requestKey
+	lastLazy    celenv.Lazy
 	options     any
 	optionsDone bool
 
@@ -126,6 +132,7 @@ type requestState struct {
 	ns                 *corev1.Namespace
 	nsWhole, nsTrimmed map[string]any // converted on first use
 	authzVal, rrVal    ref.Val
+	bounds             []sizedInput
 
 	denied      []deniedDecision
 	failures    []audit.ValidationFailure
@@ -611,6 +618,17 @@ func (st *requestState) requestValue(gvr schema.GroupVersionResource, gvk schema
 	return v
 }
 
+// lazyRequest is requestValue, built when an expression first reads
+// `request`.
+func (st *requestState) lazyRequest(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind) celenv.Lazy {
+	key := requestKey{gvr, gvk}
+	if st.lastLazy == nil || st.lastLazyKey != key {
+		st.lastLazyKey = key
+		st.lastLazy = func() any { return st.requestValue(gvr, gvk) }
+	}
+	return st.lastLazy
+}
+
 type requestKey struct {
 	gvr schema.GroupVersionResource
 	gvk schema.GroupVersionKind
@@ -721,7 +739,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 
 	if len(cp.matchConditions) > 0 {
 		mcIn := *in
-		mcIn.Request = st.requestValue(st.req.Resource, vo.kind)
+		mcIn.Request = st.lazyRequest(st.req.Resource, vo.kind)
 		mcIn.Authorizer, mcIn.RequestResource = authzVal, rrVal
 		matched, err := st.matchConditions(ctx, cp, &mcIn, vo, tr)
 		if err != nil {
@@ -734,7 +752,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 			return validateResult{}
 		}
 	}
-	in.Request = st.requestValue(matched, vo.kind)
+	in.Request = st.lazyRequest(matched, vo.kind)
 	if st.ns != nil {
 		in.Namespace = celenv.Lazy(st.namespaceTrimmed)
 	}
@@ -743,42 +761,36 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 		return cp.errorDecision(vo.err.Error())
 	}
 
-	// Validations, with the authorizer.
+	// Validations, with the authorizer; then message expressions, on what
+	// is left and without the authorizer.
 	valIn := *in
 	valIn.Authorizer, valIn.RequestResource = authzVal, rrVal
-	batch := cp.scope.NewBatch(ctx, &valIn, celenv.RuntimeBudget)
-	results := make([]celenv.Result, len(cp.validations))
-	for i, v := range cp.validations {
-		r, err := batch.Eval(v.expr)
-		if err != nil {
-			tr.Outcome, tr.Err = Errored, err
-			return cp.errorDecision(err.Error())
-		}
-		results[i] = r
-		tr.Cost += r.Cost
-	}
-	// Message expressions, on what is left and without the authorizer.
-	msgBatch := cp.scope.NewBatch(ctx, in, batch.Remaining())
-	messages := make([]*celenv.Result, len(cp.validations))
-	var msgErr error
-	for i, v := range cp.validations {
-		if v.message == nil {
-			continue
-		}
-		r, err := msgBatch.Eval(v.message)
-		if err != nil {
-			msgErr = err
+	var results []celenv.Result
+	var messages []*celenv.Result
+	var msgErr, err error
+	for _, untracked := range st.costPasses() {
+		results, messages, msgErr, err = st.evalValidations(ctx, cp, &valIn, in, untracked)
+		if !errors.Is(err, celenv.ErrNeedsTracking) {
 			break
 		}
-		messages[i] = &r
-		tr.Cost += r.Cost
+	}
+	if err != nil {
+		tr.Outcome, tr.Err = Errored, err
+		return cp.errorDecision(err.Error())
+	}
+	for i := range results {
+		tr.addCost(results[i])
+		if messages[i] != nil {
+			tr.addCost(*messages[i])
+		}
 	}
 
 	out := validateResult{decisions: make([]decision, len(cp.validations))}
 	tr.Outcome = Passed
+	tr.Expressions = slices.Grow(tr.Expressions, len(cp.validations)+len(cp.audits))
 	for i, v := range cp.validations {
 		r := results[i]
-		et := ExprTrace{Path: v.path, Cost: r.Cost}
+		et := ExprTrace{Path: v.path, Cost: r.Cost, CostEstimated: r.Estimated}
 		d := &out.decisions[i]
 		switch {
 		case r.Err != nil:
@@ -813,18 +825,25 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 		if st.ns != nil {
 			audIn.Namespace = celenv.Lazy(st.namespaceWhole)
 		}
-		ab := cp.scope.NewBatch(ctx, &audIn, celenv.RuntimeBudget)
+		var results []celenv.Result
+		var err error
+		for _, untracked := range st.costPasses() {
+			results, err = st.evalBatch(ctx, cp.scope, &audIn, celenv.RuntimeBudget, untracked, cp.auditExprs)
+			if !errors.Is(err, celenv.ErrNeedsTracking) {
+				break
+			}
+		}
+		if err != nil {
+			tr.Outcome, tr.Err = Errored, err
+			return cp.errorDecision(err.Error())
+		}
 		out.audits = make([]auditResult, len(cp.audits))
 		for i, a := range cp.audits {
-			r, err := ab.Eval(a.expr)
-			if err != nil {
-				tr.Outcome, tr.Err = Errored, err
-				return cp.errorDecision(err.Error())
-			}
-			tr.Cost += r.Cost
+			r := results[i]
+			tr.addCost(r)
 			ar := &out.audits[i]
 			ar.key = a.key
-			et := ExprTrace{Path: a.path, Cost: r.Cost, Outcome: Passed}
+			et := ExprTrace{Path: a.path, Cost: r.Cost, CostEstimated: r.Estimated, Outcome: Passed}
 			switch {
 			case r.Err != nil:
 				et.Outcome, et.Err = Errored, r.Err.Error()
@@ -846,6 +865,127 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 		}
 	}
 	return out
+}
+
+// addCost adds what r charged to the entry's total.
+func (t *PolicyTrace) addCost(r celenv.Result) {
+	t.Cost += r.Cost
+	t.CostEstimated = t.CostEstimated || r.Estimated
+}
+
+// Cost tracking passes: batches first skip cost tracking where the
+// estimates allow; if the estimates would exhaust a budget
+// (celenv.ErrNeedsTracking) the batch runs again tracked, so that every
+// limit is decided on measured costs. Options.MeasureCost tracks from the
+// start.
+var (
+	untrackedFirst = []bool{true, false}
+	trackedOnly    = []bool{false}
+)
+
+func (st *requestState) costPasses() []bool {
+	if st.e.opts.MeasureCost {
+		return trackedOnly
+	}
+	return untrackedFirst
+}
+
+// newBatch starts a batch, untracked where the estimates allow if asked.
+func (st *requestState) newBatch(ctx context.Context, scope *celenv.Scope, in *celenv.Input, budget int64, untracked bool) *celenv.Batch {
+	b := scope.NewBatch(ctx, in, budget)
+	if untracked {
+		b.Untracked(st.sizeBound)
+	}
+	return b
+}
+
+// evalBatch evaluates progs in one batch.
+func (st *requestState) evalBatch(ctx context.Context, scope *celenv.Scope, in *celenv.Input, budget int64, untracked bool, progs []*celenv.Program) ([]celenv.Result, error) {
+	results := make([]celenv.Result, len(progs))
+	batch := st.newBatch(ctx, scope, in, budget, untracked)
+	defer batch.Release()
+	for i, p := range progs {
+		r, err := batch.Eval(p)
+		if err != nil {
+			return nil, err
+		}
+		results[i] = r
+	}
+	return results, nil
+}
+
+// evalValidations evaluates the validations with valIn, then the message
+// expressions with msgIn on what is left of the budget. msgErr is the error
+// that stopped the message expressions.
+func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input, untracked bool) (results []celenv.Result, messages []*celenv.Result, msgErr, err error) {
+	results = make([]celenv.Result, len(cp.validations))
+	batch := st.newBatch(ctx, cp.scope, valIn, celenv.RuntimeBudget, untracked)
+	defer batch.Release()
+	for i, v := range cp.validations {
+		r, err := batch.Eval(v.expr)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		results[i] = r
+	}
+	messages = make([]*celenv.Result, len(cp.validations))
+	var msgResults []celenv.Result // one allocation behind messages
+	var msgBatch *celenv.Batch
+	for i, v := range cp.validations {
+		if v.message == nil {
+			continue
+		}
+		if msgBatch == nil {
+			msgBatch = batch.Next(msgIn)
+			defer msgBatch.Release()
+			msgResults = make([]celenv.Result, len(cp.validations))
+		}
+		r, err := msgBatch.Eval(v.message)
+		if errors.Is(err, celenv.ErrNeedsTracking) {
+			return nil, nil, nil, err
+		}
+		if err != nil {
+			msgErr = err
+			break
+		}
+		msgResults[i] = r
+		messages[i] = &msgResults[i]
+	}
+	return results, messages, msgErr, nil
+}
+
+// sizeBound is celenv.SizeBound of v, remembered for the request by the
+// identity of the value (inputs are maps, pointers or lazy functions).
+func (st *requestState) sizeBound(v any) uint64 {
+	if f, ok := v.(celenv.Lazy); ok {
+		v = f()
+	}
+	if v == nil {
+		return 0
+	}
+	var key unsafe.Pointer
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Map, reflect.Pointer:
+		key = rv.UnsafePointer()
+	}
+	if key != nil {
+		for _, b := range st.bounds {
+			if b.key == key {
+				return b.bound
+			}
+		}
+	}
+	bound := celenv.SizeBound(v)
+	if key != nil {
+		st.bounds = append(st.bounds, sizedInput{key: key, bound: bound})
+	}
+	return bound
+}
+
+// sizedInput remembers the size bound of one input value.
+type sizedInput struct {
+	key   unsafe.Pointer
+	bound uint64
 }
 
 // failureMessage chooses the message of a failed validation:
@@ -881,23 +1021,27 @@ func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy,
 		tr.Err = ignoredMatchError(ignore, vo.err)
 		return !ignore, nil
 	}
-	batch := cp.scope.NewBatch(ctx, in, celenv.MatchConditionsBudget)
-	results := make([]celenv.Result, len(cp.matchConditions))
-	for i, p := range cp.matchConditions {
-		r, err := batch.Eval(p)
-		if err != nil {
-			if fail {
-				return false, err
-			}
-			tr.Err = ignoredMatchError(ignore, err)
-			return !ignore, nil
+	var results []celenv.Result
+	var err error
+	for _, untracked := range st.costPasses() {
+		results, err = st.evalBatch(ctx, cp.scope, in, celenv.MatchConditionsBudget, untracked, cp.matchConditions)
+		if !errors.Is(err, celenv.ErrNeedsTracking) {
+			break
 		}
-		results[i] = r
-		tr.Cost += r.Cost
+	}
+	if err != nil {
+		if fail {
+			return false, err
+		}
+		tr.Err = ignoredMatchError(ignore, err)
+		return !ignore, nil
+	}
+	for _, r := range results {
+		tr.addCost(r)
 	}
 	var errs []error
 	for i, r := range results {
-		et := ExprTrace{Path: cp.mcPaths[i], Cost: r.Cost, Outcome: Passed}
+		et := ExprTrace{Path: cp.mcPaths[i], Cost: r.Cost, CostEstimated: r.Estimated, Outcome: Passed}
 		if r.Err != nil {
 			et.Outcome, et.Err = Errored, r.Err.Error()
 			errs = append(errs, r.Err)

@@ -11,11 +11,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/internal/costcheck"
 	"github.com/vapkit/vapkit/policy"
 )
 
@@ -332,8 +334,40 @@ func FuzzEvaluatePolicy(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Compile() error = %v", err)
 		}
-		checkDecision(t, ev, c.Policies, req)
+		d := checkDecision(t, ev, c.Policies, req)
+		checkMeasured(t, &c, d)
 	})
+}
+
+// checkMeasured evaluates c again with every cost measured and checks that
+// the decision is the one d (evaluated untracked where the estimates
+// allowed) reached, and that no measured cost exceeded its estimate.
+func checkMeasured(t *testing.T, c *casefile.Case, d *policy.Decision) {
+	t.Helper()
+	ev, req, err := c.CompileWith(casefile.Options{TraceUnmatched: true, MeasureCost: true})
+	if err != nil {
+		t.Fatalf("Compile() error = %v", err)
+	}
+	disable := costcheck.Enable()
+	costcheck.Take()
+	measured, err := ev.Evaluate(context.Background(), req)
+	disable()
+	for _, v := range costcheck.Take() {
+		t.Errorf("cost bound violated: %v", v)
+	}
+	if (d == nil) != (err != nil) {
+		t.Fatalf("Evaluate() with MeasureCost error = %v, without: decision %v", err, d != nil)
+	}
+	if d == nil {
+		return
+	}
+	ignoreCosts := cmp.Options{
+		cmpopts.IgnoreFields(policy.PolicyTrace{}, "Cost", "CostEstimated"),
+		cmpopts.IgnoreFields(policy.ExprTrace{}, "Cost", "CostEstimated"),
+	}
+	if diff := cmp.Diff(d, measured, decisionOpts, ignoreCosts); diff != "" {
+		t.Fatalf("decision differs when every cost is measured (-untracked +measured):\n%s", diff)
+	}
 }
 
 // FuzzEvaluateRequest evaluates random AdmissionRequest JSON against the

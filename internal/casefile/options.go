@@ -17,11 +17,14 @@ type Options struct {
 	Env *celenv.Env
 	// TraceUnmatched sets policy.Options.TraceUnmatched.
 	TraceUnmatched bool
+	// MeasureCost sets policy.Options.MeasureCost.
+	MeasureCost bool
 }
 
 // apply copies the set fields of o into p.
 func (o Options) apply(p *policy.Options) {
 	p.TraceUnmatched = o.TraceUnmatched
+	p.MeasureCost = o.MeasureCost
 	if o.Env != nil {
 		p.Env = o.Env
 	}

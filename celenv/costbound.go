@@ -1,0 +1,246 @@
+package celenv
+
+import (
+	"math"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
+	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/types"
+
+	"github.com/vapkit/vapkit/celenv/internal/library"
+)
+
+// Cost tracking makes a CEL evaluation two to three times slower, and the
+// cost it measures only matters when a limit is reached. Compile therefore
+// also estimates an upper bound of each expression's cost: once for inputs
+// of unknown size, which bounds the expressions whose cost does not depend
+// on sizes, and otherwise for inputs whose strings, bytes, lists and maps
+// have at most N elements, for a few N (the size classes). An expression
+// whose bound for the request's inputs is far below the per-call limit runs
+// untracked and charges its bound to the budget; a batch that would run out
+// of budget on such charges is evaluated again, tracked, by the caller, so
+// every limit is enforced on measured costs exactly as the API server does.
+
+// sizeClasses are the input size bounds Compile estimates costs for.
+var sizeClasses = [...]uint64{16, 64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10}
+
+// SizeClass is the index of the smallest size class that holds some
+// inputs, or [NoSizeClass].
+type SizeClass int8
+
+// NoSizeClass is the class of inputs larger than every size class.
+const NoSizeClass SizeClass = -1
+
+// ClassOf returns the size class of inputs whose [SizeBound] is bound.
+func ClassOf(bound uint64) SizeClass {
+	for i, c := range sizeClasses {
+		if bound <= c {
+			return SizeClass(i)
+		}
+	}
+	return NoSizeClass
+}
+
+// Roots is a set of the input variables an expression reads.
+type Roots uint8
+
+// The input variables whose sizes bound the cost of an expression.
+const (
+	RootObject Roots = 1 << iota
+	RootOldObject
+	RootParams
+	RootRequest
+	RootNamespace
+)
+
+var rootNames = map[string]Roots{
+	ObjectVar:    RootObject,
+	OldObjectVar: RootOldObject,
+	ParamsVar:    RootParams,
+	RequestVar:   RootRequest,
+	NamespaceVar: RootNamespace,
+}
+
+// safetyFactor keeps an untracked expression this many times below the
+// per-call limit, so that a constant or two the estimate may miss cannot
+// matter.
+const safetyFactor = 2
+
+// untrackedLimit is the largest estimate that lets an expression run
+// untracked.
+const untrackedLimit = PerCallLimit / safetyFactor
+
+// boundAt returns the estimated cost bound of p for inputs of class c and
+// whether it lets p run untracked.
+func (p *Program) boundAt(c SizeClass) (uint64, bool) {
+	if p.sizeFree {
+		return p.maxCost[0], true
+	}
+	if c < 0 {
+		return 0, false
+	}
+	b := p.maxCost[c]
+	return b, b <= untrackedLimit
+}
+
+// estimateCosts fills p's cost estimates, roots and inputPath from its
+// checked AST.
+func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
+	for i := range p.maxCost {
+		p.maxCost[i] = math.MaxUint64
+	}
+	for _, r := range checked.NativeRep().ReferenceMap() {
+		if r == nil {
+			continue
+		}
+		p.roots |= rootNames[r.Name]
+		if r.Name == VariablesVar {
+			p.readsVariables = true
+		}
+	}
+	if p.readsVariables {
+		for _, v := range s.variables {
+			p.roots |= v.roots
+		}
+	}
+	p.inputPath = isInputPath(checked.NativeRep().Expr(), s.variables)
+	if s.env.custom {
+		return
+	}
+	restore := countSelects(checked.NativeRep())
+	defer restore()
+	estimate := func(bound uint64) uint64 {
+		lib := &library.CostEstimator{SizeEstimator: inputSizes{bound: bound, variables: s.variables}}
+		cost, err := env.EstimateCost(checked, upperEstimator{lib})
+		if err != nil {
+			return math.MaxUint64
+		}
+		return cost.Max
+	}
+	if c := estimate(math.MaxUint64); c <= untrackedLimit {
+		p.sizeFree = true
+		for i := range p.maxCost {
+			p.maxCost[i] = c
+		}
+		return
+	}
+	for i, bound := range sizeClasses {
+		p.maxCost[i] = estimate(bound)
+		if p.maxCost[i] > untrackedLimit {
+			return // larger classes cost more still
+		}
+	}
+}
+
+// countSelects retypes a's dyn operands of field selections as maps, until
+// restore is called, so that the estimate charges every selection its
+// runtime cost of one: cel-go's estimate charges a selection only on maps
+// and messages, but its cost tracker charges every qualification, and most
+// admission inputs are dyn. The programs are already planned, so nothing
+// else reads the types.
+func countSelects(a *celast.AST) (restore func()) {
+	mapType := types.NewMapType(types.StringType, types.DynType)
+	saved := map[int64]*types.Type{}
+	celast.PreOrderVisit(a.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if e.Kind() != celast.SelectKind || e.AsSelect().IsTestOnly() {
+			return
+		}
+		id := e.AsSelect().Operand().ID()
+		t := a.GetType(id)
+		switch t.Kind() {
+		case types.MapKind, types.StructKind, types.TypeParamKind:
+			return
+		}
+		if _, done := saved[id]; !done {
+			saved[id] = t
+			a.SetType(id, mapType)
+		}
+	}))
+	return func() {
+		for id, t := range saved {
+			a.SetType(id, t)
+		}
+	}
+}
+
+// upperEstimator is the library's estimator with the calls whose upstream
+// estimate may fall below the actual cost replaced by bounds.
+type upperEstimator struct{ lib *library.CostEstimator }
+
+func (u upperEstimator) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
+	return u.lib.EstimateSize(n)
+}
+
+func (u upperEstimator) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
+	if c := u.lib.UpperCallCost(function, overloadID, target, args); c != nil {
+		return c
+	}
+	return u.lib.EstimateCallCost(function, overloadID, target, args)
+}
+
+// isInputPath reports whether e yields a value found inside an input
+// variable (a chain of selections and indexes from one, or a conditional
+// between such values and null), so that its size is bounded like the
+// inputs'.
+func isInputPath(e celast.Expr, variables map[string]*Program) bool {
+	switch e.Kind() {
+	case celast.IdentKind:
+		return rootNames[e.AsIdent()] != 0
+	case celast.SelectKind:
+		sel := e.AsSelect()
+		if sel.IsTestOnly() {
+			return false
+		}
+		if op := sel.Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == VariablesVar {
+			v := variables[sel.FieldName()]
+			return v != nil && v.inputPath
+		}
+		return isInputPath(sel.Operand(), variables)
+	case celast.CallKind:
+		call := e.AsCall()
+		switch {
+		case call.FunctionName() == "_[_]" && len(call.Args()) == 2:
+			return isInputPath(call.Args()[0], variables)
+		case call.FunctionName() == "_?_:_" && len(call.Args()) == 3:
+			a, b := call.Args()[1], call.Args()[2]
+			return (isInputPath(a, variables) || isNull(a)) && (isInputPath(b, variables) || isNull(b))
+		}
+	}
+	return false
+}
+
+func isNull(e celast.Expr) bool {
+	return e.Kind() == celast.LiteralKind && e.AsLiteral() == types.NullValue
+}
+
+// inputSizes is the size estimator of one size class: every value reached
+// from an input variable, or from a variable that is a path into one, has
+// at most bound elements; anything else is left to cel-go.
+type inputSizes struct {
+	bound     uint64
+	variables map[string]*Program
+}
+
+func (s inputSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
+	path := n.Path()
+	if len(path) == 0 {
+		return nil
+	}
+	if s.bound == math.MaxUint64 {
+		return nil // unknown: cel-go's own unbounded estimate
+	}
+	if rootNames[path[0]] != 0 {
+		return &checker.SizeEstimate{Min: 0, Max: s.bound}
+	}
+	if path[0] == VariablesVar && len(path) >= 2 {
+		if v := s.variables[path[1]]; v != nil && v.inputPath {
+			return &checker.SizeEstimate{Min: 0, Max: s.bound}
+		}
+	}
+	return nil
+}
+
+func (inputSizes) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
+	return nil
+}

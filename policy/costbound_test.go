@@ -1,0 +1,138 @@
+package policy_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/internal/costcheck"
+	"github.com/vapkit/vapkit/policy"
+)
+
+// TestCostBounds evaluates every case with cost tracking and checks each
+// measured cost against the estimated bound that would have let the
+// expression run untracked: an estimate below a measurement would let an
+// untracked evaluation miss a limit the API server enforces.
+func TestCostBounds(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the cost-* cases spend whole budgets; too slow under the race detector")
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "cases", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	disable := costcheck.Enable()
+	defer disable()
+	costcheck.Take()
+	before := costcheck.Checked()
+	for _, f := range files {
+		c, err := casefile.ParseFile(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if _, err := c.Review(t.Context()); err != nil {
+			t.Fatalf("%s: Review() error = %v", f, err)
+		}
+		for _, v := range costcheck.Take() {
+			t.Errorf("%s: %v", strings.TrimSuffix(filepath.Base(f), ".yaml"), v)
+		}
+	}
+	if n := costcheck.Checked() - before; n < 100 {
+		t.Errorf("only %d measured costs had a bound to check", n)
+	}
+}
+
+// TestUntrackedRetry builds a policy whose match conditions are each well
+// below the per-call limit by estimate but together above the match
+// conditions' budget for the request's input sizes, while their measured
+// costs are small: the untracked pass must give way to a tracked one that
+// admits the request, as the API server does.
+func TestUntrackedRetry(t *testing.T) {
+	// A regex of about 8,000 bytes costs 2,000 per string length unit/10;
+	// the 600-byte annotation puts the inputs in the 1,024 size class, so
+	// each condition is estimated at about 206,000 and measured at 2,000.
+	regex := "^(" + strings.Repeat("a|", 4000) + "b)$"
+	var conds strings.Builder
+	for i := range 13 {
+		fmt.Fprintf(&conds, "    - name: c%d\n      expression: \"!object.metadata.name.matches('%s')\"\n", i, regex)
+	}
+	doc := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: heavy-conditions
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["configmaps"]
+  matchConditions:
+` + conds.String() + `  validations:
+  - expression: "object.metadata.name == 'web'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: heavy-conditions
+spec:
+  policyName: heavy-conditions
+  validationActions: [Deny]
+`
+	m, err := policy.Load([]byte(doc), "heavy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "default", Annotations: map[string]string{"note": strings.Repeat("x", 600)}},
+	}
+	decide := func(measure bool) *policy.Decision {
+		tester, err := policy.NewTester(m, policy.Options{MeasureCost: measure})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := tester.Request(admissionv1.Create, cm, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := tester.Evaluator().Evaluate(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	fast, measured := decide(false), decide(true)
+	if fast.Allowed || measured.Allowed {
+		t.Fatalf("Allowed = %v (untracked first), %v (measured); want a denial by the validation", fast.Allowed, measured.Allowed)
+	}
+	if diff := cmp.Diff(measured.Status, fast.Status); diff != "" {
+		t.Errorf("status differs (-measured +untracked first):\n%s", diff)
+	}
+	if len(fast.Trace) != 1 || len(measured.Trace) != 1 {
+		t.Fatalf("traces = %v / %v, want one entry each", fast.Trace, measured.Trace)
+	}
+	// The retry measured the match conditions: the same cost as MeasureCost.
+	mcCost := func(tr policy.PolicyTrace) (cost int64, estimated bool) {
+		for _, e := range tr.Expressions {
+			if strings.HasPrefix(e.Path.String(), "spec.matchConditions") {
+				cost += e.Cost
+				estimated = estimated || e.CostEstimated
+			}
+		}
+		return cost, estimated
+	}
+	fc, fe := mcCost(fast.Trace[0])
+	mc, me := mcCost(measured.Trace[0])
+	if fe || me || fc != mc || mc == 0 || mc > celenv.MatchConditionsBudget/10 {
+		t.Errorf("match condition costs = %d (estimated %v) untracked first, %d (estimated %v) measured; want equal measured costs far below the budget", fc, fe, mc, me)
+	}
+}
