@@ -330,6 +330,7 @@ type typedMap struct {
 	// inline, since expressions read few fields of each map, then a map.
 	small    [smallCache]cachedField
 	nsmall   uint8
+	more     []cachedField
 	cacheMap map[string]ref.Val
 	keys     []string
 	// keysDone tells whether keys has been computed.
@@ -351,6 +352,11 @@ func (m *typedMap) lookup(name string) (ref.Val, bool) {
 		}
 	} else {
 		for _, c := range m.small[:m.nsmall] {
+			if c.name == name {
+				return c.val, c.val != nil
+			}
+		}
+		for _, c := range m.more {
 			if c.name == name {
 				return c.val, c.val != nil
 			}
@@ -383,8 +389,12 @@ type cachedField struct {
 	val  ref.Val
 }
 
-// smallCache is how many fields typedMap holds inline.
-const smallCache = 4
+// smallCache is how many fields typedMap holds inline; more go to a list
+// up to listCache, then to a map.
+const (
+	smallCache = 4
+	listCache  = 32
+)
 
 func (m *typedMap) remember(name string, v ref.Val) {
 	switch {
@@ -393,13 +403,18 @@ func (m *typedMap) remember(name string, v ref.Val) {
 	case int(m.nsmall) < smallCache:
 		m.small[m.nsmall] = cachedField{name, v}
 		m.nsmall++
+	case len(m.more) < listCache:
+		m.more = append(m.more, cachedField{name, v})
 	default:
-		m.cacheMap = make(map[string]ref.Val, 4*smallCache)
+		m.cacheMap = make(map[string]ref.Val, 2*listCache)
 		for _, c := range m.small {
 			m.cacheMap[c.name] = c.val
 		}
+		for _, c := range m.more {
+			m.cacheMap[c.name] = c.val
+		}
 		m.cacheMap[name] = v
-		m.small, m.nsmall = [smallCache]cachedField{}, 0
+		m.small, m.nsmall, m.more = [smallCache]cachedField{}, 0, nil
 	}
 }
 

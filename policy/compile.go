@@ -46,10 +46,14 @@ type compiledPolicy struct {
 	validations     []compiledValidation
 	audits          []compiledAudit
 	auditExprs      []*celenv.Program // the audits' expressions, in order
+	// traced is how many expressions an evaluation past the match
+	// conditions traces.
+	traced int
 }
 
 type compiledValidation struct {
 	path    *field.Path // of the expression, for traces
+	msgPath *field.Path // of the message expression
 	spec    admissionregistrationv1.Validation
 	expr    *celenv.Program
 	message *celenv.Program // nil without messageExpression
@@ -244,6 +248,9 @@ func (e *Evaluator) compilePolicy(p *admissionregistrationv1.ValidatingAdmission
 		prog := cp.scope.Compile(v.MessageExpression, celenv.Decls{}, celenv.StringResult)
 		report(spec.Child("validations").Index(i).Child("messageExpression"), prog)
 		cp.validations[i].message = prog
+		cp.validations[i].msgPath = field.NewPath("spec", "validations").Index(i).Child("messageExpression")
+		cp.traced++
 	}
+	cp.traced += len(cp.validations) + len(cp.audits)
 	return cp, issues
 }

@@ -787,7 +787,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 
 	out := validateResult{decisions: make([]decision, len(cp.validations))}
 	tr.Outcome = Passed
-	tr.Expressions = slices.Grow(tr.Expressions, len(cp.validations)+len(cp.audits))
+	tr.Expressions = slices.Grow(tr.Expressions, cp.traced)
 	for i, v := range cp.validations {
 		r := results[i]
 		et := ExprTrace{Path: v.path, Cost: r.Cost, CostEstimated: r.Estimated}
@@ -815,6 +815,20 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 			tr.Outcome = Errored
 		} else if d.deny && tr.Outcome != Errored {
 			tr.Outcome = Failed
+		}
+		tr.Expressions = append(tr.Expressions, et)
+	}
+	// Message expressions, after the validations as they were evaluated.
+	for i, v := range cp.validations {
+		m := messages[i]
+		if m == nil {
+			continue
+		}
+		et := ExprTrace{Path: v.msgPath, Cost: m.Cost, CostEstimated: m.Estimated, Outcome: Passed}
+		if m.Err != nil {
+			et.Outcome, et.Err = Errored, m.Err.Error()
+		} else {
+			et.Value = valueString(m.Value)
 		}
 		tr.Expressions = append(tr.Expressions, et)
 	}
