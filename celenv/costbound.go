@@ -108,10 +108,11 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 	if s.env.custom {
 		return
 	}
+	pieces := inputPieces(checked.NativeRep().Expr(), s.variables)
 	restore := countSelects(checked.NativeRep())
 	defer restore()
 	estimate := func(bound uint64) uint64 {
-		lib := &library.CostEstimator{SizeEstimator: inputSizes{bound: bound, variables: s.variables}}
+		lib := &library.CostEstimator{SizeEstimator: inputSizes{bound: bound, variables: s.variables, pieces: pieces}}
 		cost, err := env.EstimateCost(checked, upperEstimator{lib})
 		if err != nil {
 			return math.MaxUint64
@@ -210,6 +211,84 @@ func isInputPath(e celast.Expr, variables map[string]*Program) bool {
 	return false
 }
 
+// inputPieces returns the IDs of the identifiers that name an element of
+// `x.split(...)` for an input path x, inside the comprehension iterating
+// over it: each is a substring of an input string, so no longer than the
+// inputs' bound. cel-go knows no element size for a call's result, and
+// `list.all(e, e ...)` over split strings is common in policies.
+func inputPieces(root celast.Expr, variables map[string]*Program) map[int64]bool {
+	var ids map[int64]bool
+	celast.PreOrderVisit(root, celast.NewExprVisitor(func(e celast.Expr) {
+		if e.Kind() != celast.ComprehensionKind {
+			return
+		}
+		comp := e.AsComprehension()
+		if comp.HasIterVar2() {
+			return
+		}
+		r := comp.IterRange()
+		if r.Kind() != celast.CallKind || r.AsCall().FunctionName() != "split" || !r.AsCall().IsMemberFunction() ||
+			!isInputPath(r.AsCall().Target(), variables) {
+			return
+		}
+		name := comp.IterVar()
+		for _, body := range []celast.Expr{comp.LoopCondition(), comp.LoopStep()} {
+			markIdent(body, name, func(id int64) {
+				if ids == nil {
+					ids = map[int64]bool{}
+				}
+				ids[id] = true
+			})
+		}
+	}))
+	return ids
+}
+
+// markIdent calls mark for each identifier name in e that is not shadowed
+// by an inner comprehension variable of the same name.
+func markIdent(e celast.Expr, name string, mark func(int64)) {
+	switch e.Kind() {
+	case celast.IdentKind:
+		if e.AsIdent() == name {
+			mark(e.ID())
+		}
+	case celast.SelectKind:
+		markIdent(e.AsSelect().Operand(), name, mark)
+	case celast.CallKind:
+		c := e.AsCall()
+		if c.IsMemberFunction() {
+			markIdent(c.Target(), name, mark)
+		}
+		for _, a := range c.Args() {
+			markIdent(a, name, mark)
+		}
+	case celast.ListKind:
+		for _, el := range e.AsList().Elements() {
+			markIdent(el, name, mark)
+		}
+	case celast.MapKind:
+		for _, en := range e.AsMap().Entries() {
+			me := en.AsMapEntry()
+			markIdent(me.Key(), name, mark)
+			markIdent(me.Value(), name, mark)
+		}
+	case celast.StructKind:
+		for _, f := range e.AsStruct().Fields() {
+			markIdent(f.AsStructField().Value(), name, mark)
+		}
+	case celast.ComprehensionKind:
+		c := e.AsComprehension()
+		markIdent(c.IterRange(), name, mark)
+		markIdent(c.AccuInit(), name, mark)
+		if c.IterVar() == name || c.AccuVar() == name || (c.HasIterVar2() && c.IterVar2() == name) {
+			return // shadowed inside
+		}
+		markIdent(c.LoopCondition(), name, mark)
+		markIdent(c.LoopStep(), name, mark)
+		markIdent(c.Result(), name, mark)
+	}
+}
+
 func isNull(e celast.Expr) bool {
 	return e.Kind() == celast.LiteralKind && e.AsLiteral() == types.NullValue
 }
@@ -220,15 +299,20 @@ func isNull(e celast.Expr) bool {
 type inputSizes struct {
 	bound     uint64
 	variables map[string]*Program
+	// pieces are the identifiers that stand for parts of input strings.
+	pieces map[int64]bool
 }
 
 func (s inputSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
+	if s.bound == math.MaxUint64 {
+		return nil // unknown: cel-go's own unbounded estimate
+	}
+	if e := n.Expr(); e != nil && s.pieces[e.ID()] {
+		return &checker.SizeEstimate{Min: 0, Max: s.bound}
+	}
 	path := n.Path()
 	if len(path) == 0 {
 		return nil
-	}
-	if s.bound == math.MaxUint64 {
-		return nil // unknown: cel-go's own unbounded estimate
 	}
 	if rootNames[path[0]] != 0 {
 		return &checker.SizeEstimate{Min: 0, Max: s.bound}
