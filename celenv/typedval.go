@@ -62,6 +62,8 @@ func TypedObject(obj any, set map[string]string) ref.Val {
 	return convertValue(v)
 }
 
+var stringMapType = reflect.TypeFor[map[string]string]()
+
 // jsonAdapter turns the JSON-shaped results of custom converters into CEL
 // values, as the environment's adapter does for converted objects.
 func jsonAdapter() types.Adapter { return orderedAdapter{base: types.DefaultTypeAdapter} }
@@ -97,7 +99,11 @@ func convertValue(v reflect.Value) ref.Val {
 		if v.Type().Key().Kind() != reflect.String {
 			return types.NewErr("cannot convert map to: %v", reflect.Interface)
 		}
-		return &typedMap{v: v}
+		m := &typedMap{v: v}
+		if v.Type() == stringMapType {
+			m.strMap = v.Interface().(map[string]string)
+		}
+		return m
 	case reflect.Slice:
 		if v.IsNil() {
 			return types.NullValue
@@ -326,6 +332,9 @@ type typedMap struct {
 	info *structInfo
 	// set adds or replaces top-level string fields (structs only).
 	set map[string]string
+	// strMap is v itself when v is a map[string]string (labels, data),
+	// read without reflection.
+	strMap map[string]string
 	// small and cacheMap hold the converted fields read so far: a few
 	// inline, since expressions read few fields of each map, then a map.
 	small    [smallCache]cachedField
@@ -365,6 +374,10 @@ func (m *typedMap) lookup(name string) (ref.Val, bool) {
 	var out ref.Val
 	if s, ok := m.set[name]; ok {
 		out = types.String(s)
+	} else if m.strMap != nil {
+		if str, ok := m.strMap[name]; ok {
+			out = types.String(str)
+		}
 	} else if m.info == nil {
 		e := m.v.MapIndex(reflect.ValueOf(name).Convert(m.v.Type().Key()))
 		if e.IsValid() {
