@@ -405,7 +405,7 @@ type cachedField struct {
 // smallCache is how many fields typedMap holds inline; more go to a list
 // up to listCache, then to a map.
 const (
-	smallCache = 4
+	smallCache = 2
 	listCache  = 32
 )
 

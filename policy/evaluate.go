@@ -80,8 +80,6 @@ func (e *Evaluator) Evaluate(ctx context.Context, req *Request) (*Decision, erro
 			Object:      req.Object,
 			OldObject:   req.OldObject,
 		},
-		versioned: map[schema.GroupVersionKind]*versionedObjects{},
-		params:    map[runtime.Object]any{},
 		authz:     celenv.NewCachingAuthorizer(e.opts.Authorizer),
 	}
 	d := &Decision{Allowed: true}
@@ -120,7 +118,7 @@ type requestState struct {
 	attrs *matching.Attributes
 	authz celenv.Authorizer
 
-	versioned map[schema.GroupVersionKind]*versionedObjects
+	versioned []*versionedObjects // one per kind; requests rarely need two
 	params    map[runtime.Object]any
 
 	requestVals map[requestKey]any
@@ -318,7 +316,8 @@ func (st *requestState) configError(cp *compiledPolicy, b *admissionregistration
 
 // versionedFor converts the request's objects to kind once per request.
 func (st *requestState) versionedFor(kind schema.GroupVersionKind) (*versionedObjects, error) {
-	if vo, ok := st.versioned[kind]; ok {
+	if i := slices.IndexFunc(st.versioned, func(vo *versionedObjects) bool { return vo.kind == kind }); i >= 0 {
+		vo := st.versioned[i]
 		return vo, nil
 	}
 	vo := &versionedObjects{kind: kind}
@@ -355,7 +354,7 @@ func (st *requestState) versionedFor(kind schema.GroupVersionKind) (*versionedOb
 			vo.object = m
 		}
 	}
-	st.versioned[kind] = vo
+	st.versioned = append(st.versioned, vo)
 	return vo, nil
 }
 
@@ -519,7 +518,7 @@ func (st *requestState) paramValue(cp *compiledPolicy, p runtime.Object) (any, *
 		} else {
 			v = tv
 		}
-		st.params[p] = v
+		st.rememberParam(p, v)
 		return v, nn
 	}
 	m, err := builtin.ToUnstructured(p)
@@ -532,8 +531,15 @@ func (st *requestState) paramValue(cp *compiledPolicy, p runtime.Object) (any, *
 		}
 		v = m
 	}
-	st.params[p] = v
+	st.rememberParam(p, v)
 	return v, nn
+}
+
+func (st *requestState) rememberParam(p runtime.Object, v any) {
+	if st.params == nil {
+		st.params = map[runtime.Object]any{}
+	}
+	st.params[p] = v
 }
 
 // forbidden builds the status a denied client receives, as the API server's
