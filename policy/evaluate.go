@@ -80,7 +80,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, req *Request) (*Decision, erro
 			Object:      req.Object,
 			OldObject:   req.OldObject,
 		},
-		authz:     celenv.NewCachingAuthorizer(e.opts.Authorizer),
+		authz: celenv.NewCachingAuthorizer(e.opts.Authorizer),
 	}
 	d := &Decision{Allowed: true}
 	if matching.Exempt(req.Resource.GroupResource()) {
