@@ -58,3 +58,34 @@ func ExampleNew() {
 	// 1.34 StoredExpressions: accepted=true
 	// true <nil> 6 <nil>
 }
+
+// ExampleBatch_Untracked evaluates an expression untracked, which charges
+// its estimated bound for the inputs' size, and then tracked, which charges
+// the measured cost: the value is the same.
+func ExampleBatch_Untracked() {
+	env, err := celenv.New(celenv.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	scope := env.NewScope(false, celenv.StoredExpressions)
+	p := scope.Compile("object.spec.containers.all(c, c.image.startsWith('registry.example.com/'))", celenv.Decls{}, celenv.BoolResult)
+	pod := map[string]any{"spec": map[string]any{"containers": []any{
+		map[string]any{"image": "registry.example.com/web:1.0"},
+		map[string]any{"image": "registry.example.com/sidecar:2.1"},
+	}}}
+	in := &celenv.Input{Object: pod}
+	fmt.Println("size bound:", celenv.SizeBound(pod))
+
+	fast := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget).Untracked(celenv.SizeBound)
+	res, err := fast.Eval(p)
+	fmt.Println("untracked:", res.Value, res.Cost, res.Estimated, err)
+
+	tracked := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget)
+	res, err = tracked.Eval(p)
+	fmt.Println("tracked:", res.Value, res.Cost, res.Estimated, err)
+	// Output:
+	// size bound: 32
+	// untracked: true 516 true <nil>
+	// tracked: true 20 false <nil>
+}

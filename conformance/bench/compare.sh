@@ -2,8 +2,8 @@
 # compare.sh RAW — split the output of
 #   go test -run '^$' -bench . -count 6 ./bench
 # into one file per side and print the benchstat comparisons
-# (upstream vs vapkit, floor vs vapkit). Rows are named Eval/<workload>
-# and Compile/1000-policies. Needs benchstat:
+# (upstream vs vapkit, floor vs vapkit, all-tracked floor vs vapkit). Rows
+# are named Eval/<workload> and Compile/1000-policies. Needs benchstat:
 #   go install golang.org/x/perf/cmd/benchstat@latest
 # (or set BENCHSTAT to its path).
 set -eu
@@ -20,9 +20,13 @@ side() { # side NAME SIDE: keep the lines of one side, without it in the name
 side upstream Upstream
 side vapkit Vapkit
 side floor Floor
+side floor-tracked FloorTracked
 bench=${BENCHSTAT:-benchstat}
 echo "## upstream vs vapkit"
 (cd "$dir" && "$bench" upstream vapkit)
 echo
 echo "## floor vs vapkit"
 (cd "$dir" && "$bench" -filter '.name:Eval' floor vapkit)
+echo
+echo "## all-tracked floor vs vapkit"
+(cd "$dir" && "$bench" -filter '.name:Eval' floor-tracked vapkit)
