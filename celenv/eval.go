@@ -151,6 +151,29 @@ func (b *Batch) fastBound(p *Program) (uint64, bool) {
 	return p.boundAt(c)
 }
 
+// Skip charges p's estimated bound to the budget without evaluating p, for
+// an expression whose value the caller will not use (the message of a
+// validation that passed), when the batch may run p untracked and p reads
+// no variables. It reports whether it charged, and the charge as a Result
+// without a value; when the charge exhausts the budget the error is
+// [ErrNeedsTracking], and the tracked evaluation the caller falls back to
+// evaluates p.
+func (b *Batch) Skip(p *Program) (Result, bool, error) {
+	if p.err != nil || p.prog == nil || p.readsVariables {
+		return Result{}, false, nil
+	}
+	bound, ok := b.fastBound(p)
+	if !ok {
+		return Result{}, false, nil
+	}
+	b.estimated = true
+	if int64(bound) > b.remaining {
+		return Result{}, true, ErrNeedsTracking
+	}
+	b.remaining -= int64(bound)
+	return Result{Cost: int64(bound), Estimated: true}, true, nil
+}
+
 // exceeded is the error of a batch whose charges pass its budget.
 func (b *Batch) exceeded() error {
 	if b.estimated || b.varEstimated {

@@ -78,7 +78,10 @@ type ExprTrace struct {
 	// Path locates the expression, e.g. spec.validations[0].expression.
 	Path *field.Path
 	// Outcome is Passed, Failed or Errored for validations and match
-	// conditions; Passed for other expressions that produced a value.
+	// conditions; Passed for other expressions that produced a value;
+	// Skipped for the message expression of a validation that passed,
+	// which is charged its estimated cost instead of being evaluated when
+	// that keeps the limits out of reach (its message is never shown).
 	Outcome Outcome
 	// Value is the result rendered as text ("true", a message, a value).
 	Value string

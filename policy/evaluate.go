@@ -14,12 +14,14 @@ import (
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stypes "k8s.io/apimachinery/pkg/types"
@@ -619,7 +621,14 @@ func (st *requestState) requestValue(gvr schema.GroupVersionResource, gvk schema
 			}
 		}
 	}
-	v := admissionRequestJSON(st.req, gvr, gvk, st.options)
+	var v any
+	if _, failed := st.options.(ref.Val); failed {
+		// The options could not be converted: the map carries the error
+		// value where request.options is read.
+		v = admissionRequestJSON(st.req, gvr, gvk, st.options)
+	} else {
+		v = celenv.TypedValue(admissionRequest(st.req, gvr, gvk, st.options))
+	}
 	if st.requestVals == nil {
 		st.requestVals = map[requestKey]any{}
 	}
@@ -641,6 +650,29 @@ func (st *requestState) lazyRequest(gvr schema.GroupVersionResource, gvk schema.
 type requestKey struct {
 	gvr schema.GroupVersionResource
 	gvk schema.GroupVersionKind
+}
+
+// admissionRequest builds the admission/v1 AdmissionRequest the API server
+// passes to CEL (CreateAdmissionRequest): kind and resource are the matched
+// ones, requestKind and requestResource the request's; uid is empty because
+// the server does not set it; object and oldObject are empty because the
+// request carries them in their own variables. options is the converted
+// options object, or nil. Read through celenv.TypedValue, it is what
+// admissionRequestJSON builds eagerly, converted only where an expression
+// reads it.
+func admissionRequest(r *Request, gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, options any) *admissionv1.AdmissionRequest {
+	dryRun := r.DryRun
+	kind, resource := metav1.GroupVersionKind(r.Kind), metav1.GroupVersionResource(r.Resource)
+	ar := &admissionv1.AdmissionRequest{
+		Kind: metav1.GroupVersionKind(gvk), Resource: metav1.GroupVersionResource(gvr),
+		SubResource: r.SubResource, RequestKind: &kind, RequestResource: &resource,
+		RequestSubResource: r.SubResource, Name: r.Name, Namespace: r.Namespace,
+		Operation: r.Operation, UserInfo: r.UserInfo, DryRun: &dryRun,
+	}
+	if m, ok := options.(map[string]any); ok {
+		ar.Options = runtime.RawExtension{Object: &unstructured.Unstructured{Object: m}}
+	}
+	return ar
 }
 
 // admissionRequestJSON builds what runtime.DefaultUnstructuredConverter
@@ -862,9 +894,14 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 			continue
 		}
 		et := ExprTrace{Path: v.msgPath, Cost: m.Cost, CostEstimated: m.Estimated, Outcome: Passed}
-		if m.Err != nil {
+		switch {
+		case m.Value == nil && m.Err == nil:
+			// Not evaluated: the validation passed, so the message is
+			// never shown (celenv.Batch.Skip).
+			et.Outcome = Skipped
+		case m.Err != nil:
 			et.Outcome, et.Err = Errored, m.Err.Error()
-		} else {
+		default:
 			et.Value = valueString(m.Value)
 		}
 		tr.Expressions = append(tr.Expressions, et)
@@ -990,6 +1027,19 @@ func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy,
 			msgBatch = batch.Next(msgIn)
 			defer msgBatch.Release()
 			msgResults = make([]celenv.Result, len(cp.validations))
+		}
+		if results[i].Err == nil && results[i].Value == types.True {
+			// The message of a passing validation is never shown; only
+			// its cost counts, and its bound covers that.
+			r, skipped, err := msgBatch.Skip(v.message)
+			if errors.Is(err, celenv.ErrNeedsTracking) {
+				return nil, nil, nil, err
+			}
+			if skipped {
+				msgResults[i] = r
+				messages[i] = &msgResults[i]
+				continue
+			}
 		}
 		r, err := msgBatch.Eval(v.message)
 		if errors.Is(err, celenv.ErrNeedsTracking) {

@@ -3,6 +3,9 @@ package policy
 import (
 	"testing"
 
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -11,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/builtin"
 )
 
@@ -61,8 +65,38 @@ func TestAdmissionRequestJSON(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("admissionRequestJSON() mismatch (-converter +ours):\n%s", diff)
 			}
+			// The lazy typed request the evaluator uses is the same CEL
+			// value: equal as a whole, with the same keys.
+			typed := celenv.TypedValue(admissionRequest(&r, gvr, gvk, options))
+			for _, expr := range []string{"a == b", "b == a", "a.all(k, k in b) && b.all(k, k in a)", "size(a) == size(b)"} {
+				if v := evalCEL(t, expr, typed, got); v != types.True {
+					t.Errorf("%s = %v for the typed request %v and the map %v", expr, v, typed, got)
+				}
+			}
 		})
 	}
+}
+
+// evalCEL evaluates expr with dyn variables a and b.
+func evalCEL(t *testing.T, expr string, a, b any) ref.Val {
+	t.Helper()
+	env, err := cel.NewEnv(cel.Variable("a", cel.DynType), cel.Variable("b", cel.DynType))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast, iss := env.Compile(expr)
+	if iss.Err() != nil {
+		t.Fatal(iss.Err())
+	}
+	prg, err := env.Program(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := prg.Eval(map[string]any{"a": a, "b": b})
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
 }
 
 // TestNamespaceTrimmed checks that namespaceObject derived from the whole
