@@ -52,7 +52,7 @@ type Program struct {
 	// maxCost is the estimated upper bound of the cost for inputs of each
 	// size class; math.MaxUint64 when unbounded.
 	maxCost        [len(sizeClasses)]uint64
-	roots          Roots
+	roots          inputRoots
 	readsVariables bool
 	// inputPath: the value is a path into an input variable.
 	inputPath bool

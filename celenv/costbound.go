@@ -25,41 +25,41 @@ import (
 // sizeClasses are the input size bounds Compile estimates costs for.
 var sizeClasses = [...]uint64{16, 64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10}
 
-// SizeClass is the index of the smallest size class that holds some
-// inputs, or [NoSizeClass].
-type SizeClass int8
+// sizeClass is the index of the smallest size class that holds some
+// inputs, or noSizeClass.
+type sizeClass int8
 
-// NoSizeClass is the class of inputs larger than every size class.
-const NoSizeClass SizeClass = -1
+// noSizeClass is the class of inputs larger than every size class.
+const noSizeClass sizeClass = -1
 
-// ClassOf returns the size class of inputs whose [SizeBound] is bound.
-func ClassOf(bound uint64) SizeClass {
+// classFor returns the size class of inputs whose [SizeBound] is bound.
+func classFor(bound uint64) sizeClass {
 	for i, c := range sizeClasses {
 		if bound <= c {
-			return SizeClass(i)
+			return sizeClass(i)
 		}
 	}
-	return NoSizeClass
+	return noSizeClass
 }
 
-// Roots is a set of the input variables an expression reads.
-type Roots uint8
+// inputRoots is a set of the input variables an expression reads.
+type inputRoots uint8
 
 // The input variables whose sizes bound the cost of an expression.
 const (
-	RootObject Roots = 1 << iota
-	RootOldObject
-	RootParams
-	RootRequest
-	RootNamespace
+	rootObject inputRoots = 1 << iota
+	rootOldObject
+	rootParams
+	rootRequest
+	rootNamespace
 )
 
-var rootNames = map[string]Roots{
-	ObjectVar:    RootObject,
-	OldObjectVar: RootOldObject,
-	ParamsVar:    RootParams,
-	RequestVar:   RootRequest,
-	NamespaceVar: RootNamespace,
+var rootNames = map[string]inputRoots{
+	ObjectVar:    rootObject,
+	OldObjectVar: rootOldObject,
+	ParamsVar:    rootParams,
+	RequestVar:   rootRequest,
+	NamespaceVar: rootNamespace,
 }
 
 // safetyFactor keeps an untracked expression this many times below the
@@ -73,7 +73,7 @@ const untrackedLimit = PerCallLimit / safetyFactor
 
 // boundAt returns the estimated cost bound of p for inputs of class c and
 // whether it lets p run untracked.
-func (p *Program) boundAt(c SizeClass) (uint64, bool) {
+func (p *Program) boundAt(c sizeClass) (uint64, bool) {
 	if p.sizeFree {
 		return p.maxCost[0], true
 	}

@@ -74,7 +74,7 @@ type Batch struct {
 	fast                    bool
 	estimated, varEstimated bool
 	// classes caches the size class of each set of roots.
-	classes    [1 << 5]SizeClass
+	classes    [1 << 5]sizeClass
 	classKnown uint32
 	// evalCtx and stop belong to the running Eval of a scope with
 	// variables: stop interrupts it once its variables spent the budget.
@@ -117,24 +117,24 @@ func (b *Batch) Untracked(sizeOf func(v any) uint64) *Batch {
 }
 
 // classOf returns the size class of the inputs in r.
-func (b *Batch) classOf(r Roots) SizeClass {
+func (b *Batch) classOf(r inputRoots) sizeClass {
 	if b.classKnown&(1<<r) != 0 {
 		return b.classes[r]
 	}
 	in := &b.in
 	var bound uint64
 	for _, x := range [...]struct {
-		root Roots
+		root inputRoots
 		v    any
 	}{
-		{RootObject, in.Object}, {RootOldObject, in.OldObject}, {RootParams, in.Params},
-		{RootRequest, in.Request}, {RootNamespace, in.Namespace},
+		{rootObject, in.Object}, {rootOldObject, in.OldObject}, {rootParams, in.Params},
+		{rootRequest, in.Request}, {rootNamespace, in.Namespace},
 	} {
 		if r&x.root != 0 {
 			bound = max(bound, b.sizeOf(x.v))
 		}
 	}
-	c := ClassOf(bound)
+	c := classFor(bound)
 	b.classes[r], b.classKnown = c, b.classKnown|1<<r
 	return c
 }
@@ -144,7 +144,7 @@ func (b *Batch) fastBound(p *Program) (uint64, bool) {
 	if !b.fast || p.fast == nil {
 		return 0, false
 	}
-	c := NoSizeClass
+	c := noSizeClass
 	if !p.sizeFree {
 		c = b.classOf(p.roots)
 	}
@@ -263,7 +263,7 @@ func (b *Batch) check(p *Program, actual uint64) {
 	if b.sizeOf == nil || !costcheck.Enabled() {
 		return
 	}
-	c := NoSizeClass
+	c := noSizeClass
 	if !p.sizeFree {
 		c = b.classOf(p.roots)
 	}
