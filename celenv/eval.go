@@ -218,10 +218,10 @@ func (b *Batch) Eval(p *Program) (Result, error) {
 	b.evalCtx, b.stop = nil, nil
 	cost, estimated := b.varCost, b.varEstimated
 	b.varCost, b.varEstimated = 0, false
+	b.estimated = b.estimated || estimated
 	if cost > b.remaining {
 		return Result{}, b.exceeded()
 	}
-	b.estimated = b.estimated || estimated
 	b.remaining -= cost
 	if details == nil || details.ActualCost() == nil {
 		return Result{}, fmt.Errorf("runtime cost could not be calculated for expression: %v, no further expression will be run", p.expression)

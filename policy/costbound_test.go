@@ -136,3 +136,66 @@ spec:
 		t.Errorf("match condition costs = %d (estimated %v) untracked first, %d (estimated %v) measured; want equal measured costs far below the budget", fc, fe, mc, me)
 	}
 }
+
+// TestUntrackedVariablesRetry is TestUntrackedRetry for variables: a
+// tracked validation reads fifty variables whose estimated charges exceed
+// the budget while their measured costs are small, so the evaluation must
+// be redone tracked instead of failing on the estimates.
+func TestUntrackedVariablesRetry(t *testing.T) {
+	regex := "^(" + strings.Repeat("a|", 4000) + "b)$"
+	var vars, reads strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&vars, "  - name: v%d\n    expression: \"!object.metadata.name.matches('%s')\"\n", i, regex)
+		fmt.Fprintf(&reads, " && variables.v%d", i)
+	}
+	// Cubic in the annotations' size: never untracked at this size.
+	expr := "object.metadata.annotations.all(a, object.metadata.annotations.all(b, object.metadata.annotations.all(c, true)))" + reads.String()
+	doc := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: heavy-variables
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["configmaps"]
+  variables:
+` + vars.String() + `  validations:
+  - expression: "` + expr + `"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: heavy-variables
+spec:
+  policyName: heavy-variables
+  validationActions: [Deny]
+`
+	m, err := policy.Load([]byte(doc), "heavy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", Annotations: map[string]string{"note": strings.Repeat("x", 600)}},
+	}
+	for _, measure := range []bool{false, true} {
+		tester, err := policy.NewTester(m, policy.Options{MeasureCost: measure})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := tester.Request(admissionv1.Create, cm, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := tester.Evaluator().Evaluate(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Allowed {
+			t.Errorf("MeasureCost=%v: denied: %v; want allowed (the measured costs are far below the budget)", measure, d.Status.Message)
+		}
+	}
+}
