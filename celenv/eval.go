@@ -196,8 +196,10 @@ func (b *Batch) Next(in *Input) *Batch {
 func (b *Batch) Remaining() int64 { return b.remaining }
 
 // Eval evaluates p. The error is non-nil only when the batch must stop: its
-// budget is spent ([ErrCostBudgetExceeded]) or the cost could not be
-// determined; the expression's own failures are in Result.Err.
+// budget is spent ([ErrCostBudgetExceeded]), estimated charges of an
+// [Batch.Untracked] batch would spend it ([ErrNeedsTracking]), or the cost
+// could not be determined; the expression's own failures are in
+// Result.Err.
 func (b *Batch) Eval(p *Program) (Result, error) {
 	if p.err != nil {
 		return Result{Err: fmt.Errorf("compilation error: %s", p.err.Detail)}, nil
