@@ -337,13 +337,28 @@ type typedMap struct {
 	strMap map[string]string
 	// small and cacheMap hold the converted fields read so far: a few
 	// inline, since expressions read few fields of each map, then a map.
-	small    [smallCache]cachedField
-	nsmall   uint8
+	small  [smallCache]cachedField
+	nsmall uint8
+	// ext holds what few maps need: more cached fields, the sorted keys.
+	ext *typedMapExt
+}
+
+// typedMapExt is the rarely needed part of a typedMap, kept out of line so
+// that the many maps an evaluation touches stay small.
+type typedMapExt struct {
 	more     []cachedField
 	cacheMap map[string]ref.Val
 	keys     []string
 	// keysDone tells whether keys has been computed.
 	keysDone bool
+}
+
+// extra returns m's out-of-line part, allocating it on first use.
+func (m *typedMap) extra() *typedMapExt {
+	if m.ext == nil {
+		m.ext = &typedMapExt{}
+	}
+	return m.ext
 }
 
 var (
@@ -355,8 +370,8 @@ var (
 
 // lookup returns the converted value of name.
 func (m *typedMap) lookup(name string) (ref.Val, bool) {
-	if m.cacheMap != nil {
-		if v, ok := m.cacheMap[name]; ok {
+	if m.ext != nil && m.ext.cacheMap != nil {
+		if v, ok := m.ext.cacheMap[name]; ok {
 			return v, v != nil
 		}
 	} else {
@@ -365,9 +380,11 @@ func (m *typedMap) lookup(name string) (ref.Val, bool) {
 				return c.val, c.val != nil
 			}
 		}
-		for _, c := range m.more {
-			if c.name == name {
-				return c.val, c.val != nil
+		if m.ext != nil {
+			for _, c := range m.ext.more {
+				if c.name == name {
+					return c.val, c.val != nil
+				}
 			}
 		}
 	}
@@ -410,24 +427,27 @@ const (
 )
 
 func (m *typedMap) remember(name string, v ref.Val) {
-	switch {
-	case m.cacheMap != nil:
-		m.cacheMap[name] = v
-	case int(m.nsmall) < smallCache:
+	if int(m.nsmall) < smallCache && m.ext == nil {
 		m.small[m.nsmall] = cachedField{name, v}
 		m.nsmall++
-	case len(m.more) < listCache:
-		m.more = append(m.more, cachedField{name, v})
+		return
+	}
+	x := m.extra()
+	switch {
+	case x.cacheMap != nil:
+		x.cacheMap[name] = v
+	case len(x.more) < listCache:
+		x.more = append(x.more, cachedField{name, v})
 	default:
-		m.cacheMap = make(map[string]ref.Val, 2*listCache)
-		for _, c := range m.small {
-			m.cacheMap[c.name] = c.val
+		x.cacheMap = make(map[string]ref.Val, 2*listCache)
+		for _, c := range m.small[:m.nsmall] {
+			x.cacheMap[c.name] = c.val
 		}
-		for _, c := range m.more {
-			m.cacheMap[c.name] = c.val
+		for _, c := range x.more {
+			x.cacheMap[c.name] = c.val
 		}
-		m.cacheMap[name] = v
-		m.small, m.nsmall, m.more = [smallCache]cachedField{}, 0, nil
+		x.cacheMap[name] = v
+		m.small, m.nsmall, x.more = [smallCache]cachedField{}, 0, nil
 	}
 }
 
@@ -446,17 +466,18 @@ func (m *typedMap) present(name string) bool {
 
 // sortedKeys returns the keys of the converted map in sorted order.
 func (m *typedMap) sortedKeys() []string {
-	if m.keysDone {
-		return m.keys
+	x := m.extra()
+	if x.keysDone {
+		return x.keys
 	}
-	m.keysDone = true
+	x.keysDone = true
 	if m.info == nil {
 		keys := make([]string, 0, m.v.Len())
 		for _, k := range m.v.MapKeys() {
 			keys = append(keys, k.String())
 		}
 		slices.Sort(keys)
-		m.keys = keys
+		x.keys = keys
 		return keys
 	}
 	keys := make([]string, 0, len(m.info.names)+len(m.set))
@@ -471,7 +492,7 @@ func (m *typedMap) sortedKeys() []string {
 		}
 	}
 	slices.Sort(keys)
-	m.keys = keys
+	x.keys = keys
 	return keys
 }
 

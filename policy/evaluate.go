@@ -136,6 +136,12 @@ type requestState struct {
 	nsWhole, nsTrimmed map[string]any // converted on first use
 	authzVal, rrVal    ref.Val
 	bounds             []sizedInput
+	// results, msgPtrs, decisions and audits are reused by every policy
+	// evaluation.
+	results   []celenv.Result
+	msgPtrs   []*celenv.Result
+	decisions []decision
+	audits    []auditResult
 
 	denied      []deniedDecision
 	failures    []audit.ValidationFailure
@@ -854,7 +860,8 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 		}
 	}
 
-	out := validateResult{decisions: make([]decision, len(cp.validations))}
+	// fold consumes out before the next evaluation reuses its slices.
+	out := validateResult{decisions: scratch(&st.decisions, len(cp.validations))}
 	tr.Outcome = Passed
 	tr.Expressions = slices.Grow(tr.Expressions, cp.traced)
 	for i, v := range cp.validations {
@@ -925,7 +932,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 			tr.Outcome, tr.Err = Errored, err
 			return cp.errorDecision(err.Error())
 		}
-		out.audits = make([]auditResult, len(cp.audits))
+		out.audits = scratch(&st.audits, len(cp.audits))
 		for i, a := range cp.audits {
 			r := results[i]
 			tr.addCost(r)
@@ -978,6 +985,22 @@ func (st *requestState) costPasses() []bool {
 	return untrackedFirst
 }
 
+// scratch returns n zeroed elements of *buf, growing it as needed.
+func scratch[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n, max(n, 2*cap(*buf)))
+	}
+	r := (*buf)[:n]
+	clear(r)
+	return r
+}
+
+// scratchResults returns n zeroed Results that stay valid until the next
+// call: each policy evaluation consumes its results before the next starts.
+func (st *requestState) scratchResults(n int) []celenv.Result {
+	return scratch(&st.results, n)
+}
+
 // newBatch starts a batch, untracked where the estimates allow if asked.
 func (st *requestState) newBatch(ctx context.Context, scope *celenv.Scope, in *celenv.Input, budget int64, untracked bool) *celenv.Batch {
 	b := scope.NewBatch(ctx, in, budget)
@@ -989,7 +1012,7 @@ func (st *requestState) newBatch(ctx context.Context, scope *celenv.Scope, in *c
 
 // evalBatch evaluates progs in one batch.
 func (st *requestState) evalBatch(ctx context.Context, scope *celenv.Scope, in *celenv.Input, budget int64, untracked bool, progs []*celenv.Program) ([]celenv.Result, error) {
-	results := make([]celenv.Result, len(progs))
+	results := st.scratchResults(len(progs))
 	batch := st.newBatch(ctx, scope, in, budget, untracked)
 	defer batch.Release()
 	for i, p := range progs {
@@ -1006,7 +1029,9 @@ func (st *requestState) evalBatch(ctx context.Context, scope *celenv.Scope, in *
 // expressions with msgIn on what is left of the budget. msgErr is the error
 // that stopped the message expressions.
 func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input, untracked bool) (results []celenv.Result, messages []*celenv.Result, msgErr, err error) {
-	results = make([]celenv.Result, len(cp.validations))
+	n := len(cp.validations)
+	buf := st.scratchResults(2 * n)
+	results, msgResults := buf[:n:n], buf[n:]
 	batch := st.newBatch(ctx, cp.scope, valIn, celenv.RuntimeBudget, untracked)
 	defer batch.Release()
 	for i, v := range cp.validations {
@@ -1016,8 +1041,7 @@ func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy,
 		}
 		results[i] = r
 	}
-	messages = make([]*celenv.Result, len(cp.validations))
-	var msgResults []celenv.Result // one allocation behind messages
+	messages = scratch(&st.msgPtrs, n)
 	var msgBatch *celenv.Batch
 	for i, v := range cp.validations {
 		if v.message == nil {
@@ -1026,7 +1050,6 @@ func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy,
 		if msgBatch == nil {
 			msgBatch = batch.Next(msgIn)
 			defer msgBatch.Release()
-			msgResults = make([]celenv.Result, len(cp.validations))
 		}
 		if results[i].Err == nil && results[i].Value == types.True {
 			// The message of a passing validation is never shown; only
