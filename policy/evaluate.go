@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/google/cel-go/common/types"
@@ -686,14 +684,16 @@ func admissionRequest(r *Request, gvr schema.GroupVersionResource, gvk schema.Gr
 // kind and resource are the matched ones, requestKind and requestResource
 // the request's; fields marked omitempty are absent when empty; uid is empty
 // because the server does not set it; object and oldObject are null because
-// the request carries them in their own variables.
+// the request carries them in their own variables. Evaluation uses the lazy
+// admissionRequest; this map serves when options failed to convert (the
+// error is the value of request.options) and as the tests' oracle.
 func admissionRequestJSON(r *Request, gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, options any) map[string]any {
 	m := map[string]any{
 		"uid":             "",
-		"kind":            groupVersionMap("kind", gvk.Group, gvk.Version, gvk.Kind),
-		"resource":        groupVersionMap("resource", gvr.Group, gvr.Version, gvr.Resource),
-		"requestKind":     groupVersionMap("kind", r.Kind.Group, r.Kind.Version, r.Kind.Kind),
-		"requestResource": groupVersionMap("resource", r.Resource.Group, r.Resource.Version, r.Resource.Resource),
+		"kind":            map[string]any{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind},
+		"resource":        map[string]any{"group": gvr.Group, "version": gvr.Version, "resource": gvr.Resource},
+		"requestKind":     map[string]any{"group": r.Kind.Group, "version": r.Kind.Version, "kind": r.Kind.Kind},
+		"requestResource": map[string]any{"group": r.Resource.Group, "version": r.Resource.Version, "resource": r.Resource.Resource},
 		"operation":       string(r.Operation),
 		"userInfo":        userInfoJSON(r.UserInfo),
 		"dryRun":          r.DryRun,
@@ -710,34 +710,6 @@ func admissionRequestJSON(r *Request, gvr schema.GroupVersionResource, gvk schem
 	}
 	if r.Namespace != "" {
 		m["namespace"] = r.Namespace
-	}
-	return m
-}
-
-// groupVersionMaps holds the JSON form of the kinds and resources requests
-// name, shared by all requests: CEL never changes a value, and a cluster
-// has few kinds. At most maxGroupVersionMaps are kept, so that callers
-// inventing kinds cannot grow it without end.
-var (
-	groupVersionMaps  sync.Map // groupVersionKey -> map[string]any
-	groupVersionCount atomic.Int32
-)
-
-const maxGroupVersionMaps = 4096
-
-type groupVersionKey struct{ field, group, version, name string }
-
-// groupVersionMap returns {"group": group, "version": version, field: name}.
-func groupVersionMap(field, group, version, name string) map[string]any {
-	key := groupVersionKey{field, group, version, name}
-	if m, ok := groupVersionMaps.Load(key); ok {
-		return m.(map[string]any)
-	}
-	m := map[string]any{"group": group, "version": version, field: name}
-	if groupVersionCount.Load() < maxGroupVersionMaps {
-		if _, loaded := groupVersionMaps.LoadOrStore(key, m); !loaded {
-			groupVersionCount.Add(1)
-		}
 	}
 	return m
 }
