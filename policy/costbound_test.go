@@ -50,24 +50,22 @@ func TestCostBounds(t *testing.T) {
 	}
 }
 
-// TestUntrackedRetry builds a policy whose match conditions are each well
-// below the per-call limit by estimate but together above the match
-// conditions' budget for the request's input sizes, while their measured
-// costs are small: the untracked pass must give way to a tracked one that
-// admits the request, as the API server does.
-func TestUntrackedRetry(t *testing.T) {
-	// A regex of about 8,000 bytes costs 2,000 per string length unit/10;
-	// the 600-byte annotation puts the inputs in the 1,024 size class, so
-	// each condition is estimated at about 206,000 and measured at 2,000.
-	regex := "^(" + strings.Repeat("a|", 4000) + "b)$"
-	var conds strings.Builder
-	for i := range 13 {
-		fmt.Fprintf(&conds, "    - name: c%d\n      expression: \"!object.metadata.name.matches('%s')\"\n", i, regex)
-	}
+// heavyRegex is a regular expression of about 8,000 bytes: matching it
+// costs 2,000 per tenth of the string's length. An input of 600 bytes puts
+// the inputs in the 1,024 size class, where an expression matching it is
+// estimated at about 206,000 and measured at 2,000 on a short name.
+var heavyRegex = "^(" + strings.Repeat("a|", 4000) + "b)$"
+
+// evaluateHeavy loads a policy with the given spec body (after
+// matchConstraints for CREATE of ConfigMaps) bound with Deny, and evaluates
+// the CREATE of a ConfigMap named name with a 600-byte annotation, first
+// untracked where the estimates allow, then with every cost measured.
+func evaluateHeavy(t *testing.T, specBody, name string) (fast, measured *policy.Decision) {
+	t.Helper()
 	doc := `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata:
-  name: heavy-conditions
+  name: heavy
 spec:
   matchConstraints:
     resourceRules:
@@ -75,16 +73,13 @@ spec:
       apiVersions: ["v1"]
       operations: ["CREATE"]
       resources: ["configmaps"]
-  matchConditions:
-` + conds.String() + `  validations:
-  - expression: "object.metadata.name == 'web'"
----
+` + specBody + `---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
 metadata:
-  name: heavy-conditions
+  name: heavy
 spec:
-  policyName: heavy-conditions
+  policyName: heavy
   validationActions: [Deny]
 `
 	m, err := policy.Load([]byte(doc), "heavy.yaml")
@@ -93,7 +88,7 @@ spec:
 	}
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "default", Annotations: map[string]string{"note": strings.Repeat("x", 600)}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: map[string]string{"note": strings.Repeat("x", 600)}},
 	}
 	decide := func(measure bool) *policy.Decision {
 		tester, err := policy.NewTester(m, policy.Options{MeasureCost: measure})
@@ -110,7 +105,22 @@ spec:
 		}
 		return d
 	}
-	fast, measured := decide(false), decide(true)
+	return decide(false), decide(true)
+}
+
+// TestUntrackedRetry builds a policy whose match conditions are each well
+// below the per-call limit by estimate but together above the match
+// conditions' budget for the request's input sizes, while their measured
+// costs are small: the untracked pass must give way to a tracked one that
+// admits the request, as the API server does.
+func TestUntrackedRetry(t *testing.T) {
+	var body strings.Builder
+	body.WriteString("  matchConditions:\n")
+	for i := range 13 { // 13 × 206,000 > 2,500,000
+		fmt.Fprintf(&body, "    - name: c%d\n      expression: \"!object.metadata.name.matches('%s')\"\n", i, heavyRegex)
+	}
+	body.WriteString("  validations:\n  - expression: \"object.metadata.name == 'web'\"\n")
+	fast, measured := evaluateHeavy(t, body.String(), "other")
 	if fast.Allowed || measured.Allowed {
 		t.Fatalf("Allowed = %v (untracked first), %v (measured); want a denial by the validation", fast.Allowed, measured.Allowed)
 	}
@@ -142,60 +152,18 @@ spec:
 // the budget while their measured costs are small, so the evaluation must
 // be redone tracked instead of failing on the estimates.
 func TestUntrackedVariablesRetry(t *testing.T) {
-	regex := "^(" + strings.Repeat("a|", 4000) + "b)$"
-	var vars, reads strings.Builder
-	for i := range 50 {
-		fmt.Fprintf(&vars, "  - name: v%d\n    expression: \"!object.metadata.name.matches('%s')\"\n", i, regex)
+	var body, reads strings.Builder
+	body.WriteString("  variables:\n")
+	for i := range 50 { // 50 × 206,000 > 10,000,000
+		fmt.Fprintf(&body, "  - name: v%d\n    expression: \"!object.metadata.name.matches('%s')\"\n", i, heavyRegex)
 		fmt.Fprintf(&reads, " && variables.v%d", i)
 	}
 	// Cubic in the annotations' size: never untracked at this size.
-	expr := "object.metadata.annotations.all(a, object.metadata.annotations.all(b, object.metadata.annotations.all(c, true)))" + reads.String()
-	doc := `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: heavy-variables
-spec:
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [""]
-      apiVersions: ["v1"]
-      operations: ["CREATE"]
-      resources: ["configmaps"]
-  variables:
-` + vars.String() + `  validations:
-  - expression: "` + expr + `"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: heavy-variables
-spec:
-  policyName: heavy-variables
-  validationActions: [Deny]
-`
-	m, err := policy.Load([]byte(doc), "heavy.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm := &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", Annotations: map[string]string{"note": strings.Repeat("x", 600)}},
-	}
-	for _, measure := range []bool{false, true} {
-		tester, err := policy.NewTester(m, policy.Options{MeasureCost: measure})
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := tester.Request(admissionv1.Create, cm, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := tester.Evaluator().Evaluate(t.Context(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
+	fmt.Fprintf(&body, "  validations:\n  - expression: \"object.metadata.annotations.all(a, object.metadata.annotations.all(b, object.metadata.annotations.all(c, true)))%s\"\n", reads.String())
+	fast, measured := evaluateHeavy(t, body.String(), "web")
+	for _, d := range []*policy.Decision{fast, measured} {
 		if !d.Allowed {
-			t.Errorf("MeasureCost=%v: denied: %v; want allowed (the measured costs are far below the budget)", measure, d.Status.Message)
+			t.Errorf("denied: %v; want allowed (the measured costs are far below the budget)", d.Status.Message)
 		}
 	}
 }
