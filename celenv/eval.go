@@ -144,11 +144,16 @@ func (b *Batch) fastBound(p *Program) (uint64, bool) {
 	if !b.fast || p.fast == nil {
 		return 0, false
 	}
-	c := noSizeClass
-	if !p.sizeFree {
-		c = b.classOf(p.roots)
+	return p.boundAt(b.programClass(p))
+}
+
+// programClass is the size class of the inputs p reads; size-free
+// programs need no sizing.
+func (b *Batch) programClass(p *Program) sizeClass {
+	if p.sizeFree {
+		return noSizeClass
 	}
-	return p.boundAt(c)
+	return b.classOf(p.roots)
 }
 
 // Skip charges p's estimated bound to the budget without evaluating p, for
@@ -265,10 +270,7 @@ func (b *Batch) check(p *Program, actual uint64) {
 	if b.sizeOf == nil || !costcheck.Enabled() {
 		return
 	}
-	c := noSizeClass
-	if !p.sizeFree {
-		c = b.classOf(p.roots)
-	}
+	c := b.programClass(p)
 	if bound, ok := p.boundAt(c); ok {
 		costcheck.Check(p.expression, int(c), actual, bound)
 	}
