@@ -239,11 +239,15 @@ func (b *Batch) Eval(p *Program) (Result, error) {
 		return Result{}, b.exceeded()
 	}
 	b.remaining -= int64(own)
-	cost += int64(own)
+	return exprResult(p, val, err, cost+int64(own), estimated), nil
+}
+
+// exprResult is the Result of an evaluation of p that charged cost.
+func exprResult(p *Program, val ref.Val, err error, cost int64, estimated bool) Result {
 	if err != nil {
-		return Result{Err: fmt.Errorf("expression '%v' resulted in error: %v", p.expression, err), Cost: cost, Estimated: estimated}, nil
+		return Result{Err: fmt.Errorf("expression '%v' resulted in error: %v", p.expression, err), Cost: cost, Estimated: estimated}
 	}
-	return Result{Value: val, Cost: cost, Estimated: estimated}, nil
+	return Result{Value: val, Cost: cost, Estimated: estimated}
 }
 
 // evalUntracked evaluates p without cost tracking, charging bound and
@@ -258,10 +262,7 @@ func (b *Batch) evalUntracked(p *Program, bound uint64) (Result, error) {
 		return Result{}, b.exceeded()
 	}
 	b.remaining -= cost
-	if err != nil {
-		return Result{Err: fmt.Errorf("expression '%v' resulted in error: %v", p.expression, err), Cost: cost, Estimated: true}, nil
-	}
-	return Result{Value: val, Cost: cost, Estimated: true}, nil
+	return exprResult(p, val, err, cost, true), nil
 }
 
 // check reports a measured cost above p's estimated bound while costcheck
