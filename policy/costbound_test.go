@@ -167,3 +167,91 @@ func TestUntrackedVariablesRetry(t *testing.T) {
 		}
 	}
 }
+
+// TestCostBoundsLongInputs checks the bounds of functions whose charge
+// grows with the length of every element they traverse, on inputs with
+// many long strings: a bound that counted one per element, or sized a dyn
+// list's elements as empty, would be below the measured cost.
+func TestCostBoundsLongInputs(t *testing.T) {
+	var finalizers []string
+	for i := range 60 {
+		finalizers = append(finalizers, fmt.Sprintf("%02d%s", i, strings.Repeat("x", 58)))
+	}
+	long := strings.Repeat("ab,", 20)
+	cm := &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "long", Namespace: "default", Finalizers: finalizers,
+			Labels: map[string]string{"a": long, "b": long}},
+		Data: map[string]string{"csv": long, "other": strings.Repeat("y", 60)},
+	}
+	exprs := []string{
+		"object.metadata.finalizers.isSorted()",
+		"object.metadata.finalizers.indexOf('zz') < 0",
+		"object.metadata.finalizers.lastIndexOf('zz') < 0",
+		"object.metadata.finalizers.max() != 'a'",
+		"object.metadata.finalizers.min() != 'a'",
+		"object.metadata.finalizers.join(',') != 'a'",
+		"object.metadata.finalizers.join() != 'a'",
+		"object.metadata.finalizers.map(f, f + f).join('--') != 'a'",
+		"object.metadata.finalizers.sort()[0] != 'a'",
+		"object.metadata.finalizers.distinct().size() > 0",
+		"object.data.csv.split(',').join(object.data.other) != ''",
+		"object.data.csv.split(',').isSorted() || true",
+		"object.data.csv.indexOf('zz') < 0",
+		"object.data.csv.replace(',', object.data.other).size() > 0",
+		"object.data.csv.findAll('[a-z]+').size() > 0",
+		"object.metadata.labels.all(k, object.metadata.labels[k].split(',').size() > 1)",
+		"[object.metadata.finalizers, object.metadata.finalizers].map(l, l.join(',')).join(',') != ''",
+		"sets.contains(object.metadata.finalizers, object.metadata.finalizers)",
+		"!object.metadata.finalizers.exists(f, f.lowerAscii().upperAscii().startsWith(object.data.other))",
+	}
+	disable := costcheck.Enable()
+	defer disable()
+	costcheck.Take()
+	for _, expr := range exprs {
+		doc := fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: long
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["configmaps"]
+  validations:
+  - expression: %q
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: long
+spec:
+  policyName: long
+  validationActions: [Deny]
+`, expr)
+		m, err := policy.Load([]byte(doc), "long.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tester, err := policy.NewTester(m, policy.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := tester.Request(admissionv1.Create, cm, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := tester.Evaluator().Evaluate(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Allowed {
+			t.Errorf("%s: denied: %v", expr, d.Status.Message)
+		}
+		for _, v := range costcheck.Take() {
+			t.Errorf("%s: %v", expr, v)
+		}
+	}
+}

@@ -393,11 +393,18 @@ func satAdd1(n uint64) uint64 {
 // estimateJoin bounds the result of list.join(sep?) and charges one
 // traversal of it.
 func (e *CostEstimator) estimateJoin(target checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
-	var sz checker.SizeEstimate
-	listSz := e.sizeEstimate(target)
+	var elSz checker.SizeEstimate
 	if el := listElementNode(target); el != nil {
-		sz = listSz.Multiply(e.sizeEstimate(el))
+		elSz = e.sizeEstimate(el)
 	}
+	sz := e.joinSize(target, elSz, args)
+	return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(common.StringTraversalCostFactor), ResultSize: &sz}
+}
+
+// joinSize bounds the length of list.join(sep?) for elements of size elSz.
+func (e *CostEstimator) joinSize(target checker.AstNode, elSz checker.SizeEstimate, args []checker.AstNode) checker.SizeEstimate {
+	listSz := e.sizeEstimate(target)
+	sz := listSz.Multiply(elSz)
 	if len(args) > 0 {
 		var seps checker.SizeEstimate
 		if listSz.Min > 0 {
@@ -408,7 +415,7 @@ func (e *CostEstimator) estimateJoin(target checker.AstNode, args []checker.AstN
 		}
 		sz = sz.Add(e.sizeEstimate(args[0]).Multiply(seps))
 	}
-	return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(common.StringTraversalCostFactor), ResultSize: &sz}
+	return sz
 }
 
 // estimateContains estimates cidr.containsIP and cidr.containsCIDR: a
@@ -568,8 +575,54 @@ func (e *CostEstimator) UpperCallCost(function, overloadID string, target *check
 				MultiplyByCostFactor(common.RegexStringLengthCostFactor)
 			return &checker.CallEstimate{CostEstimate: str.Multiply(re)}
 		}
+	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes":
+		// The charge traverses the receiver to its leaves; the estimate
+		// counts one per element, which holds only for elements without
+		// parts: scalars, and strings and bytes whose length it adds.
+		if target != nil && !flatElements(*target) {
+			return unbounded()
+		}
+	case "join":
+		// The charge is two tenths of the result's length, the estimate
+		// one tenth; and the estimate sizes the result from the element
+		// type, which a dyn list lacks: its strings are sized by path.
+		if target != nil {
+			el := listElementNode(*target)
+			if el == nil {
+				items := &itemsNode{t: types.DynType}
+				if p := (*target).Path(); p != nil {
+					items.path = append(append(make([]string, 0, len(p)+1), p...), "@items")
+				}
+				el = items
+			}
+			sz := e.joinSize(*target, e.sizeEstimate(el), args)
+			return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(2 * common.StringTraversalCostFactor), ResultSize: &sz}
+		}
 	}
 	return nil
+}
+
+// flatElements reports whether traversing list costs at most one per
+// element plus the length of string or bytes elements: its elements are
+// statically known to hold no lists or maps. A receiver without element
+// type (dyn, or a string for indexOf) may be either.
+func flatElements(list checker.AstNode) bool {
+	el := listElementNode(list)
+	if el == nil {
+		return false
+	}
+	switch el.Type().Kind() {
+	case types.BoolKind, types.IntKind, types.UintKind, types.DoubleKind, types.StringKind, types.BytesKind,
+		types.NullTypeKind, types.TimestampKind, types.DurationKind:
+		return true
+	case types.OpaqueKind:
+		return true // Kubernetes values (quantity, ip, ...) cost one each
+	}
+	return false
+}
+
+func unbounded() *checker.CallEstimate {
+	return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 0, Max: math.MaxUint64}}
 }
 
 // maxFormatRegexSize is the largest regex size of any named format.
