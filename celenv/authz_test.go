@@ -744,3 +744,35 @@ func ExampleNewAuthorizerValue() {
 	// ann: admins may delete
 	// bob: prod is protected
 }
+
+func TestReadsAuthorizer(t *testing.T) {
+	env, err := celenv.New(celenv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := env.NewScope(false, celenv.StoredExpressions)
+	s.AddVariable("plain", "object.metadata.name")
+	s.AddVariable("allowed", "authorizer.group('apps').resource('deployments').check('create').allowed()")
+	s.AddVariable("nested", "variables.allowed")
+	for _, tc := range []struct {
+		expr string
+		want bool
+	}{
+		{"object.metadata.name == 'x'", false},
+		{"authorizer.group('').resource('pods').check('get').allowed()", true},
+		{"authorizer.requestResource.check('get').allowed()", true},
+		{"variables.plain == 'x'", false},
+		{"variables.allowed", true},
+		{"variables.nested && variables.plain == 'x'", true},
+		{"has(variables.plain)", false},
+		{"has(object.authorizer)", false},
+	} {
+		p := s.Compile(tc.expr, celenv.Decls{Authorizer: true}, celenv.BoolResult)
+		if p.Err() != nil {
+			t.Fatalf("%s: %v", tc.expr, p.Err())
+		}
+		if got := p.ReadsAuthorizer(); got != tc.want {
+			t.Errorf("ReadsAuthorizer(%s) = %v, want %v", tc.expr, got, tc.want)
+		}
+	}
+}

@@ -54,6 +54,9 @@ type Program struct {
 	maxCost        [len(sizeClasses)]uint64
 	roots          inputRoots
 	readsVariables bool
+	// readsAuthorizer: the expression, or a variable it reads, uses
+	// authorizer or authorizer.requestResource.
+	readsAuthorizer bool
 	// inputPath: the value is a path into an input variable.
 	inputPath bool
 	// sizeFree: the cost bound holds whatever the input sizes.
@@ -70,6 +73,11 @@ func (p *Program) Err() *CompileError {
 	}
 	return p.err
 }
+
+// ReadsAuthorizer reports whether the expression, or a variable it reads,
+// uses `authorizer` or `authorizer.requestResource`, so that callers can
+// skip building those values for expressions that never look at them.
+func (p *Program) ReadsAuthorizer() bool { return p.readsAuthorizer }
 
 // OutputType returns the checked type of the expression, or nil when it did
 // not compile.

@@ -84,8 +84,8 @@ func (p *Program) boundAt(c sizeClass) (uint64, bool) {
 	return b, b <= untrackedLimit
 }
 
-// estimateCosts fills p's cost estimates, roots and inputPath from its
-// checked AST.
+// estimateCosts fills p's cost estimates, the inputs, variables and
+// authorizer it reads, and inputPath from its checked AST.
 func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 	for i := range p.maxCost {
 		p.maxCost[i] = math.MaxUint64
@@ -95,13 +95,20 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 			continue
 		}
 		p.roots |= rootNames[r.Name]
-		if r.Name == VariablesVar {
+		switch r.Name {
+		case VariablesVar:
 			p.readsVariables = true
+		case AuthorizerVar, RequestResourceVar:
+			p.readsAuthorizer = true
 		}
 	}
 	if p.readsVariables {
-		for _, v := range s.variables {
-			p.roots |= v.roots
+		read, all := variablesRead(checked.NativeRep().Expr())
+		for name, v := range s.variables {
+			if all || read[name] {
+				p.roots |= v.roots
+				p.readsAuthorizer = p.readsAuthorizer || v.readsAuthorizer
+			}
 		}
 	}
 	p.inputPath = isInputPath(checked.NativeRep().Expr(), s.variables)
@@ -132,6 +139,31 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 			return // larger classes cost more still
 		}
 	}
+}
+
+// variablesRead returns the names of the variables e selects
+// (`variables.name`), or all when e uses `variables` otherwise. A variable's
+// own reads are already included in its Program.
+func variablesRead(e celast.Expr) (names map[string]bool, all bool) {
+	selected := map[int64]bool{}
+	celast.PreOrderVisit(e, celast.NewExprVisitor(func(e celast.Expr) {
+		switch e.Kind() {
+		case celast.SelectKind:
+			// Visited before its operand.
+			if op := e.AsSelect().Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == VariablesVar {
+				if names == nil {
+					names = map[string]bool{}
+				}
+				names[e.AsSelect().FieldName()] = true
+				selected[op.ID()] = true
+			}
+		case celast.IdentKind:
+			if e.AsIdent() == VariablesVar && !selected[e.ID()] {
+				all = true
+			}
+		}
+	}))
+	return names, all
 }
 
 // countSelects retypes a's dyn operands of field selections as maps, until

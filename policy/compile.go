@@ -49,6 +49,9 @@ type compiledPolicy struct {
 	// traced is how many expressions an evaluation past the match
 	// conditions traces.
 	traced int
+	// readsAuthorizer: a match condition or validation uses the
+	// authorizer, whose values are otherwise not built.
+	readsAuthorizer bool
 }
 
 type compiledValidation struct {
@@ -252,5 +255,11 @@ func (e *Evaluator) compilePolicy(p *admissionregistrationv1.ValidatingAdmission
 		cp.traced++
 	}
 	cp.traced += len(cp.validations) + len(cp.audits)
+	for _, mc := range cp.matchConditions {
+		cp.readsAuthorizer = cp.readsAuthorizer || mc.ReadsAuthorizer()
+	}
+	for _, v := range cp.validations {
+		cp.readsAuthorizer = cp.readsAuthorizer || v.expr.ReadsAuthorizer()
+	}
 	return cp, issues
 }

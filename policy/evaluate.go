@@ -782,7 +782,10 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 	if vo.oldObject != nil {
 		in.OldObject = vo.oldObject
 	}
-	authzVal, rrVal := st.authorizerValues(ctx)
+	var authzVal, rrVal ref.Val
+	if cp.readsAuthorizer {
+		authzVal, rrVal = st.authorizerValues(ctx)
+	}
 
 	if len(cp.matchConditions) > 0 {
 		mcIn := *in
