@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -30,6 +32,13 @@ type Evaluator struct {
 	// without bindings, policies the API server drops, bindings naming a
 	// missing policy; sorted by policy, then binding.
 	skipped []PolicyTrace
+
+	// candidates memoizes the index's answer per operation, resource and
+	// subresource (a candidateKey) when the mapper is vapkit's own, whose
+	// answers never change; candidateCount bounds it, since requests may
+	// name any resource.
+	candidates     sync.Map
+	candidateCount atomic.Int32
 }
 
 type compiledPolicy struct {

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/matching"
@@ -156,5 +157,58 @@ func TestPluginsConcurrent(t *testing.T) {
 	}
 	if calls.Load() == 0 || maxInFlight.Load() < 2 {
 		t.Errorf("plug-ins called %d times, at most %d at once; want concurrent calls", calls.Load(), maxInFlight.Load())
+	}
+}
+
+// TestCandidatesMemo evaluates one Evaluator on requests for many
+// resources, more than its memo of candidate policies holds, and checks
+// that each request still sees exactly the policies for its resource.
+func TestCandidatesMemo(t *testing.T) {
+	doc := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: deletes
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["example.com"]
+      apiVersions: ["v1"]
+      operations: ["DELETE"]
+      resources: ["r7", "r1500"]
+  validations:
+  - expression: "false"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: deletes
+spec:
+  policyName: deletes
+  validationActions: [Deny]
+`
+	m, err := policy.Load([]byte(doc), "memo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := policy.Compile(m.Policies, m.Bindings, policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 {
+		for i := range 2000 {
+			res := fmt.Sprintf("r%d", i)
+			req := &policy.Request{
+				Operation: "DELETE", Name: "x", Namespace: "default",
+				Resource: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: res},
+				Kind:     schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "R"},
+			}
+			d, err := ev.Evaluate(t.Context(), req)
+			if err != nil {
+				t.Fatalf("round %d, %s: %v", round, res, err)
+			}
+			if want := i != 7 && i != 1500; d.Allowed != want {
+				t.Fatalf("round %d, %s: Allowed = %v, want %v", round, res, d.Allowed, want)
+			}
+		}
 	}
 }

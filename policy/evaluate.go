@@ -187,7 +187,7 @@ func (e *Evaluator) exemptTrace() []PolicyTrace {
 // Evaluator.skipped, so that nothing is left out silently.
 func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 	mopts := matching.Options{Namespaces: st.e.opts.Namespaces, Resources: st.e.mapper}
-	cands := st.e.index.CandidatesFor(st.attrs, st.e.mapper)
+	cands := st.e.candidatesFor(st.attrs)
 	visit := cands
 	if st.e.opts.TraceUnmatched {
 		st.trace = make([]PolicyTrace, 0, len(st.e.policies)+len(st.e.skipped))
@@ -281,6 +281,36 @@ func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 	}
 	st.trace = append(st.trace, st.e.skipped...)
 	return ctx.Err()
+}
+
+// candidateKey is what the index's candidates for a request depend on.
+type candidateKey struct {
+	operation   string
+	resource    schema.GroupVersionResource
+	subresource string
+}
+
+// maxCandidateMemo bounds Evaluator.candidates.
+const maxCandidateMemo = 1024
+
+// candidatesFor returns the IDs of the policies that may match a, sorted;
+// the slice is shared and must not be modified.
+func (e *Evaluator) candidatesFor(a *matching.Attributes) []int {
+	if e.opts.Resources != nil {
+		// A caller's mapper may change its answers.
+		return e.index.CandidatesFor(a, e.mapper)
+	}
+	k := candidateKey{operation: a.Operation, resource: a.Resource, subresource: a.SubResource}
+	if c, ok := e.candidates.Load(k); ok {
+		return c.([]int)
+	}
+	c := e.index.CandidatesFor(a, e.mapper)
+	if e.candidateCount.Load() < maxCandidateMemo {
+		if _, loaded := e.candidates.LoadOrStore(k, c); !loaded {
+			e.candidateCount.Add(1)
+		}
+	}
+	return c
 }
 
 // annotate adds an audit annotation; like the API server's audit context it
@@ -385,20 +415,34 @@ func objectValue(obj runtime.Object, set map[string]string) (any, error) {
 		return builtin.ToUnstructured(obj)
 	}
 	if set == nil {
-		if ta, err := meta.TypeAccessor(obj); err == nil && (ta.GetAPIVersion() == "" || ta.GetKind() == "") {
+		if apiVersion, kind, ok := typeMeta(obj); ok && (apiVersion == "" || kind == "") {
 			if gvks, _, err := builtin.Scheme().ObjectKinds(obj); err == nil && len(gvks) > 0 {
-				apiVersion, kind := gvks[0].ToAPIVersionAndKind()
+				schemeVersion, schemeKind := gvks[0].ToAPIVersionAndKind()
 				set = map[string]string{}
-				if ta.GetAPIVersion() == "" {
-					set["apiVersion"] = apiVersion
+				if apiVersion == "" {
+					set["apiVersion"] = schemeVersion
 				}
-				if ta.GetKind() == "" {
-					set["kind"] = kind
+				if kind == "" {
+					set["kind"] = schemeKind
 				}
 			}
 		}
 	}
 	return celenv.TypedObject(obj, set), nil
+}
+
+// typeMeta returns obj's apiVersion and kind as written. Typed objects
+// embed metav1.TypeMeta and are read directly: meta.TypeAccessor parses and
+// re-formats the apiVersion.
+func typeMeta(obj runtime.Object) (apiVersion, kind string, ok bool) {
+	if tm, isTM := obj.GetObjectKind().(*metav1.TypeMeta); isTM && tm != nil {
+		return tm.APIVersion, tm.Kind, true
+	}
+	ta, err := meta.TypeAccessor(obj)
+	if err != nil {
+		return "", "", false
+	}
+	return ta.GetAPIVersion(), ta.GetKind(), true
 }
 
 // loadNamespace fetches the request's namespace once, as the API server does
