@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/google/cel-go/common/types"
@@ -67,21 +68,8 @@ func (e *Evaluator) Evaluate(ctx context.Context, req *Request) (*Decision, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	st := &requestState{
-		e:   e,
-		req: req,
-		attrs: &matching.Attributes{
-			Operation:   string(req.Operation),
-			Resource:    req.Resource,
-			SubResource: req.SubResource,
-			Kind:        req.Kind,
-			Name:        req.Name,
-			Namespace:   req.Namespace,
-			Object:      req.Object,
-			OldObject:   req.OldObject,
-		},
-		authz: celenv.NewCachingAuthorizer(e.opts.Authorizer),
-	}
+	st := newRequestState(e, req)
+	defer st.release()
 	d := &Decision{Allowed: true}
 	if matching.Exempt(req.Resource.GroupResource()) {
 		d.Trace = e.exemptTrace()
@@ -115,7 +103,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, req *Request) (*Decision, erro
 type requestState struct {
 	e     *Evaluator
 	req   *Request
-	attrs *matching.Attributes
+	attrs matching.Attributes
 	authz celenv.Authorizer
 
 	versioned []*versionedObjects // one per kind; requests rarely need two
@@ -146,6 +134,60 @@ type requestState struct {
 	warnings    warningRecorder
 	annotations map[string]string
 	trace       []PolicyTrace
+}
+
+// statePool recycles requestStates for their scratch buffers and memos;
+// what a Decision keeps (warnings, annotations, trace) is never recycled.
+var statePool = sync.Pool{New: func() any { return new(requestState) }}
+
+// newRequestState returns a zeroed requestState for req that keeps only the
+// capacity of a recycled one's scratch.
+func newRequestState(e *Evaluator, req *Request) *requestState {
+	old := statePool.Get().(*requestState)
+	*old = requestState{
+		e:   e,
+		req: req,
+		attrs: matching.Attributes{
+			Operation:   string(req.Operation),
+			Resource:    req.Resource,
+			SubResource: req.SubResource,
+			Kind:        req.Kind,
+			Name:        req.Name,
+			Namespace:   req.Namespace,
+			Object:      req.Object,
+			OldObject:   req.OldObject,
+		},
+		authz:     celenv.NewCachingAuthorizer(e.opts.Authorizer),
+		versioned: old.versioned[:0],
+		params:    old.params,
+		bounds:    old.bounds[:0],
+		results:   old.results,
+		msgPtrs:   old.msgPtrs,
+		decisions: old.decisions,
+		audits:    old.audits,
+		denied:    old.denied[:0],
+		failures:  old.failures[:0],
+	}
+	return old
+}
+
+// release clears what st references, so that the pool pins no request's
+// values, and returns st to the pool.
+func (st *requestState) release() {
+	clear(st.versioned[:cap(st.versioned)])
+	clear(st.params)
+	clear(st.bounds[:cap(st.bounds)])
+	clear(st.results[:cap(st.results)])
+	clear(st.msgPtrs[:cap(st.msgPtrs)])
+	clear(st.decisions[:cap(st.decisions)])
+	clear(st.audits[:cap(st.audits)])
+	clear(st.denied[:cap(st.denied)])
+	clear(st.failures[:cap(st.failures)])
+	*st = requestState{
+		versioned: st.versioned, params: st.params, bounds: st.bounds, results: st.results, msgPtrs: st.msgPtrs,
+		decisions: st.decisions, audits: st.audits, denied: st.denied, failures: st.failures,
+	}
+	statePool.Put(st)
 }
 
 type deniedDecision struct {
@@ -187,7 +229,7 @@ func (e *Evaluator) exemptTrace() []PolicyTrace {
 // Evaluator.skipped, so that nothing is left out silently.
 func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 	mopts := matching.Options{Namespaces: st.e.opts.Namespaces, Resources: st.e.mapper}
-	cands := st.e.candidatesFor(st.attrs)
+	cands := st.e.candidatesFor(&st.attrs)
 	visit := cands
 	if st.e.opts.TraceUnmatched {
 		st.trace = make([]PolicyTrace, 0, len(st.e.policies)+len(st.e.skipped))
@@ -209,7 +251,7 @@ func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 			continue
 		}
 		cands = cands[1:]
-		res, err := matching.MatchPolicy(ctx, cp.policy, st.attrs, mopts)
+		res, err := matching.MatchPolicy(ctx, cp.policy, &st.attrs, mopts)
 		if err != nil {
 			st.configError(cp, nil, err)
 			continue
@@ -227,7 +269,7 @@ func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			ok, err := matching.MatchBinding(ctx, b, st.attrs, mopts)
+			ok, err := matching.MatchBinding(ctx, b, &st.attrs, mopts)
 			if err != nil {
 				st.configError(cp, b, err)
 				continue
