@@ -34,8 +34,8 @@ type Evaluator struct {
 	skipped []PolicyTrace
 
 	// candidates memoizes the index's answer per operation, resource and
-	// subresource (a candidateKey) when the mapper is vapkit's own, whose
-	// answers never change; candidateCount bounds it, since requests may
+	// subresource (a candidateKey) when the mapper is vapkit's own (from
+	// NewResourceMapper), whose answers never change; candidateCount bounds it, since requests may
 	// name any resource.
 	candidates     sync.Map
 	candidateCount atomic.Int32

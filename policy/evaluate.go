@@ -338,8 +338,8 @@ const maxCandidateMemo = 1024
 // candidatesFor returns the IDs of the policies that may match a, sorted;
 // the slice is shared and must not be modified.
 func (e *Evaluator) candidatesFor(a *matching.Attributes) []int {
-	if e.opts.Resources != nil {
-		// A caller's mapper may change its answers.
+	if _, ours := e.mapper.(*builtin.Mapper); !ours {
+		// A caller's own mapper may change its answers.
 		return e.index.CandidatesFor(a, e.mapper)
 	}
 	k := candidateKey{operation: a.Operation, resource: a.Resource, subresource: a.SubResource}
