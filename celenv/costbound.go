@@ -1,12 +1,16 @@
 package celenv
 
 import (
+	"maps"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/vapkit/vapkit/celenv/internal/library"
 )
@@ -112,14 +116,21 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 		}
 	}
 	p.inputPath = isInputPath(checked.NativeRep().Expr(), s.variables)
+	if p.inputPath {
+		p.valuePrefixes = valuePrefixes(checked.NativeRep().Expr(), s.variables).list()
+	}
 	if s.env.custom {
 		return
 	}
-	pieces := inputPieces(checked.NativeRep().Expr(), s.variables)
+	pieces, pieceTargets := inputPieces(checked.NativeRep().Expr(), s.variables)
 	restore := countSelects(checked.NativeRep())
 	defer restore()
+	read := pieceTargets
+	if read == nil {
+		read = prefixSet{}
+	}
 	estimate := func(bound uint64) uint64 {
-		lib := &library.CostEstimator{SizeEstimator: inputSizes{bound: bound, variables: s.variables, pieces: pieces}}
+		lib := &library.CostEstimator{SizeEstimator: inputSizes{bound: bound, variables: s.variables, pieces: pieces, read: read}}
 		cost, err := env.EstimateCost(checked, upperEstimator{lib})
 		if err != nil {
 			return math.MaxUint64
@@ -133,12 +144,125 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 		}
 		return
 	}
+	defer func() { p.prefixes = read.list() }()
 	for i, bound := range sizeClasses {
 		p.maxCost[i] = estimate(bound)
 		if p.maxCost[i] > untrackedLimit {
 			return // larger classes cost more still
 		}
 	}
+}
+
+// sizePrefix is a chain of field names from an input variable. The
+// estimates of an expression size only values at or below its prefixes:
+// a path the estimator asks about is cut at its first element that is not
+// a field name ("@items", "@keys", ...), and what lies below the cut is
+// inside the value at the prefix. Sizing those values instead of whole
+// inputs is cheaper, and as sound, since SizeBound bounds everything inside
+// a value.
+type sizePrefix struct {
+	root   inputRoots
+	fields []string
+	keys   []ref.Val // fields as CEL strings, boxed once
+}
+
+// prefixSet collects prefixes without repetition.
+type prefixSet map[string]sizePrefix
+
+func (ps prefixSet) add(root inputRoots, fields []string) {
+	key := string(rune('0'+root)) + "\x00" + strings.Join(fields, "\x00")
+	if _, ok := ps[key]; !ok {
+		p := sizePrefix{root: root, fields: slices.Clone(fields)}
+		for _, f := range fields {
+			p.keys = append(p.keys, types.String(f))
+		}
+		ps[key] = p
+	}
+}
+
+func (ps prefixSet) addAll(list []sizePrefix) {
+	for _, p := range list {
+		ps.add(p.root, p.fields)
+	}
+}
+
+// list returns the prefixes in a fixed order; a prefix below another one
+// is left out, the other's value holding it.
+func (ps prefixSet) list() []sizePrefix {
+	keys := slices.Sorted(maps.Keys(ps))
+	out := make([]sizePrefix, 0, len(keys))
+	for _, k := range keys {
+		p := ps[k]
+		if n := len(out); n > 0 && out[n-1].root == p.root && hasPrefix(p.fields, out[n-1].fields) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// hasPrefix reports whether fields starts with prefix.
+func hasPrefix(fields, prefix []string) bool {
+	return len(fields) >= len(prefix) && slices.Equal(fields[:len(prefix)], prefix)
+}
+
+// pathPrefix returns the field names that start a cost estimator path
+// (without its root), up to the first synthetic element.
+func pathPrefix(path []string) []string {
+	for i, f := range path {
+		if strings.HasPrefix(f, "@") {
+			return path[:i]
+		}
+	}
+	return path
+}
+
+// valuePrefixes returns the prefixes holding every value e, an input path
+// (see isInputPath), can take. A chain of field selections from an input
+// gives itself; an index or a conditional closes the chain, so that later
+// selections are inside the value at the prefix.
+func valuePrefixes(e celast.Expr, variables map[string]*Program) prefixSet {
+	ps := prefixSet{}
+	var walk func(e celast.Expr) (root inputRoots, fields []string, open bool)
+	walk = func(e celast.Expr) (inputRoots, []string, bool) {
+		switch e.Kind() {
+		case celast.IdentKind:
+			if r := rootNames[e.AsIdent()]; r != 0 {
+				return r, nil, true
+			}
+		case celast.SelectKind:
+			sel := e.AsSelect()
+			if op := sel.Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == VariablesVar {
+				if v := variables[sel.FieldName()]; v != nil {
+					ps.addAll(v.valuePrefixes)
+				}
+				return 0, nil, false
+			}
+			r, fields, open := walk(sel.Operand())
+			if r != 0 && open {
+				return r, append(fields, sel.FieldName()), true
+			}
+			return r, fields, false
+		case celast.CallKind:
+			call := e.AsCall()
+			switch {
+			case call.FunctionName() == "_[_]" && len(call.Args()) == 2:
+				r, fields, _ := walk(call.Args()[0])
+				return r, fields, false
+			case call.FunctionName() == "_?_:_" && len(call.Args()) == 3:
+				for _, branch := range call.Args()[1:] {
+					if r, fields, _ := walk(branch); r != 0 {
+						ps.add(r, fields)
+					}
+				}
+			}
+		}
+		return 0, nil, false
+	}
+	if r, fields, _ := walk(e); r != 0 {
+		ps.add(r, fields)
+	}
+	return ps
 }
 
 // variablesRead returns the names of the variables e selects
@@ -248,8 +372,11 @@ func isInputPath(e celast.Expr, variables map[string]*Program) bool {
 // over it: each is a substring of an input string, so no longer than the
 // inputs' bound. cel-go knows no element size for a call's result, and
 // `list.all(e, e ...)` over split strings is common in policies.
-func inputPieces(root celast.Expr, variables map[string]*Program) map[int64]bool {
+//
+// It also returns the prefixes of the split strings.
+func inputPieces(root celast.Expr, variables map[string]*Program) (map[int64]bool, prefixSet) {
 	var ids map[int64]bool
+	var targets prefixSet
 	celast.PreOrderVisit(root, celast.NewExprVisitor(func(e celast.Expr) {
 		if e.Kind() != celast.ComprehensionKind {
 			return
@@ -263,6 +390,12 @@ func inputPieces(root celast.Expr, variables map[string]*Program) map[int64]bool
 			!isInputPath(r.AsCall().Target(), variables) {
 			return
 		}
+		if targets == nil {
+			targets = prefixSet{}
+		}
+		for k, p := range valuePrefixes(r.AsCall().Target(), variables) {
+			targets[k] = p
+		}
 		name := comp.IterVar()
 		for _, body := range []celast.Expr{comp.LoopCondition(), comp.LoopStep()} {
 			markIdent(body, name, func(id int64) {
@@ -273,7 +406,7 @@ func inputPieces(root celast.Expr, variables map[string]*Program) map[int64]bool
 			})
 		}
 	}))
-	return ids
+	return ids, targets
 }
 
 // markIdent calls mark for each identifier name in e that is not shadowed
@@ -333,6 +466,8 @@ type inputSizes struct {
 	variables map[string]*Program
 	// pieces are the identifiers that stand for parts of input strings.
 	pieces map[int64]bool
+	// read collects the prefixes of the values given the bound.
+	read prefixSet
 }
 
 func (s inputSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
@@ -346,11 +481,13 @@ func (s inputSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 	if len(path) == 0 {
 		return nil
 	}
-	if rootNames[path[0]] != 0 {
+	if r := rootNames[path[0]]; r != 0 {
+		s.read.add(r, pathPrefix(path[1:]))
 		return &checker.SizeEstimate{Min: 0, Max: s.bound}
 	}
 	if path[0] == VariablesVar && len(path) >= 2 {
 		if v := s.variables[path[1]]; v != nil && v.inputPath {
+			s.read.addAll(v.valuePrefixes)
 			return &checker.SizeEstimate{Min: 0, Max: s.bound}
 		}
 	}

@@ -107,8 +107,8 @@ func (b *Batch) Release() {
 // (and variable) whose estimated cost bound for the inputs' sizes is far
 // below the per-call limit; that gives the same values and errors in well
 // under half the time, and charges the bound instead of the measured cost.
-// sizeOf must return [SizeBound] of an Input value (callers remember it per
-// value). When the charges would exhaust the budget, Eval returns
+// sizeOf must return [SizeBound] of an Input value or of a value inside one
+// (callers remember it per value). When the charges would exhaust the budget, Eval returns
 // [ErrNeedsTracking]. Call Untracked before the first Eval.
 func (b *Batch) Untracked(sizeOf func(v any) uint64) *Batch {
 	b.sizeOf = sizeOf
@@ -153,7 +153,67 @@ func (b *Batch) programClass(p *Program) sizeClass {
 	if p.sizeFree {
 		return noSizeClass
 	}
-	return b.classOf(p.roots)
+	if p.prefixes == nil {
+		return b.classOf(p.roots)
+	}
+	var bound uint64
+	for _, pre := range p.prefixes {
+		bound = max(bound, b.prefixSize(pre))
+	}
+	return classFor(bound)
+}
+
+// prefixSize bounds the sizes of the value at pre in the batch's inputs,
+// or of the whole input when the value cannot be found by field names.
+func (b *Batch) prefixSize(pre sizePrefix) uint64 {
+	var v any
+	switch pre.root {
+	case rootObject:
+		v = b.in.Object
+	case rootOldObject:
+		v = b.in.OldObject
+	case rootParams:
+		v = b.in.Params
+	case rootRequest:
+		v = b.in.Request
+	case rootNamespace:
+		v = b.in.Namespace
+	}
+	if at, ok := fieldsOf(v, pre); ok {
+		return b.sizeOf(at)
+	}
+	return b.sizeOf(v)
+}
+
+// fieldsOf follows field names from an input value as a selection would,
+// without evaluating anything but the inputs' own lazy parts. A missing
+// field gives nil: no value is there for an expression to read, since
+// selections look fields up exactly as fieldsOf does. It returns false for
+// values of forms it does not read.
+func fieldsOf(v any, pre sizePrefix) (any, bool) {
+	for i, f := range pre.fields {
+		if l, ok := v.(Lazy); ok {
+			v = l()
+		}
+		switch m := v.(type) {
+		case nil, types.Null:
+			return nil, true
+		case map[string]any:
+			v = m[f]
+		case traits.Mapper:
+			c, ok := m.Find(pre.keys[i])
+			switch {
+			case !ok:
+				return nil, true
+			case types.IsError(c):
+				return nil, false
+			}
+			v = c
+		default:
+			return nil, false
+		}
+	}
+	return v, true
 }
 
 // Skip charges p's estimated bound to the budget without evaluating p, for
