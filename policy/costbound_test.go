@@ -205,10 +205,31 @@ func TestCostBoundsLongInputs(t *testing.T) {
 		"[object.metadata.finalizers, object.metadata.finalizers].map(l, l.join(',')).join(',') != ''",
 		"sets.contains(object.metadata.finalizers, object.metadata.finalizers)",
 		"!object.metadata.finalizers.exists(f, f.lowerAscii().upperAscii().startsWith(object.data.other))",
+		"'%s'.format([object.metadata.finalizers]) != ''",
+		"'%s %s'.format([object.metadata.labels, object.data]) != ''",
+		"object.metadata.finalizers != object.metadata.labels.a.split(',')",
+		"object.metadata.finalizers + object.metadata.finalizers != []",
+		"object.metadata.finalizers.slice(0, 2).size() == 2",
+		"[object.metadata.finalizers, object.metadata.finalizers].flatten().size() > 0",
+		"object.metadata.finalizers.reverse().size() > 0",
+		"strings.quote(object.data.csv) != ''",
+		"object.data.csv.lastIndexOf(',') > 0",
+		"object.metadata.finalizers.all(f, f in object.metadata.finalizers)",
+		"object.metadata.finalizers.exists_one(f, f == object.data.other) || true",
+		"object.metadata.finalizers.map(f, f.size()).sum() > 0",
+		"object.metadata.finalizers.sortBy(f, f + f).size() > 0",
+		"object.metadata.labels.transformMap(k, v, v + v).size() > 0",
+		"object.metadata.labels.transformList(k, v, k + v).join(',') != ''",
+		"object.metadata.finalizers.map(f, [f, f]).flatten().join(',') != ''",
+		"object.metadata.finalizers.map(f, f.split('x')).flatten().size() > 0",
+		"object.metadata.finalizers.map(f, {f: f}).size() > 0",
+		"!sets.intersects(object.metadata.finalizers, object.metadata.labels.a.split(','))",
+		"sets.equivalent(object.metadata.finalizers, object.metadata.finalizers)",
 	}
 	disable := costcheck.Enable()
 	defer disable()
 	costcheck.Take()
+	before := costcheck.Checked()
 	for _, expr := range exprs {
 		doc := fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -254,5 +275,9 @@ spec:
 		for _, v := range costcheck.Take() {
 			t.Errorf("%s: %v", expr, v)
 		}
+	}
+	// Most of them are bounded, and each bound was checked.
+	if n := costcheck.Checked() - before; n < int64(len(exprs)/2) {
+		t.Errorf("only %d of %d expressions had a bound to check", n, len(exprs))
 	}
 }
