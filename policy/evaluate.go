@@ -109,7 +109,9 @@ type requestState struct {
 	versioned []*versionedObjects // one per kind; requests rarely need two
 	params    map[runtime.Object]any
 
-	requestVals map[requestKey]any
+	// requestVals are the request values built, per resource and kind;
+	// a request rarely needs more than one.
+	requestVals []requestVal
 	// lastLazy is the lazy request value of lastLazyKey: most policies
 	// of a request see the same resource and kind.
 	lastLazyKey requestKey
@@ -134,6 +136,11 @@ type requestState struct {
 	warnings    warningRecorder
 	annotations map[string]string
 	trace       []PolicyTrace
+	// exprSlab holds the expression entries of the trace, carved out for
+	// each policy evaluation; exprHint is the size of its first
+	// allocation, enough for every candidate policy evaluated once.
+	exprSlab []ExprTrace
+	exprHint int
 }
 
 // statePool recycles requestStates for their scratch buffers and memos;
@@ -157,16 +164,17 @@ func newRequestState(e *Evaluator, req *Request) *requestState {
 			Object:      req.Object,
 			OldObject:   req.OldObject,
 		},
-		authz:     celenv.NewCachingAuthorizer(e.opts.Authorizer),
-		versioned: old.versioned[:0],
-		params:    old.params,
-		bounds:    old.bounds[:0],
-		results:   old.results,
-		msgPtrs:   old.msgPtrs,
-		decisions: old.decisions,
-		audits:    old.audits,
-		denied:    old.denied[:0],
-		failures:  old.failures[:0],
+		authz:       celenv.NewCachingAuthorizer(e.opts.Authorizer),
+		versioned:   old.versioned[:0],
+		params:      old.params,
+		requestVals: old.requestVals[:0],
+		bounds:      old.bounds[:0],
+		results:     old.results,
+		msgPtrs:     old.msgPtrs,
+		decisions:   old.decisions,
+		audits:      old.audits,
+		denied:      old.denied[:0],
+		failures:    old.failures[:0],
 	}
 	return old
 }
@@ -176,6 +184,7 @@ func newRequestState(e *Evaluator, req *Request) *requestState {
 func (st *requestState) release() {
 	clear(st.versioned[:cap(st.versioned)])
 	clear(st.params)
+	clear(st.requestVals[:cap(st.requestVals)])
 	clear(st.bounds[:cap(st.bounds)])
 	clear(st.results[:cap(st.results)])
 	clear(st.msgPtrs[:cap(st.msgPtrs)])
@@ -184,7 +193,7 @@ func (st *requestState) release() {
 	clear(st.denied[:cap(st.denied)])
 	clear(st.failures[:cap(st.failures)])
 	*st = requestState{
-		versioned: st.versioned, params: st.params, bounds: st.bounds, results: st.results, msgPtrs: st.msgPtrs,
+		versioned: st.versioned, params: st.params, requestVals: st.requestVals, bounds: st.bounds, results: st.results, msgPtrs: st.msgPtrs,
 		decisions: st.decisions, audits: st.audits, denied: st.denied, failures: st.failures,
 	}
 	statePool.Put(st)
@@ -230,6 +239,11 @@ func (e *Evaluator) exemptTrace() []PolicyTrace {
 func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 	mopts := matching.Options{Namespaces: st.e.opts.Namespaces, Resources: st.e.mapper}
 	cands := st.e.candidatesFor(&st.attrs)
+	for _, id := range cands {
+		cp := st.e.policies[id]
+		st.exprHint += len(cp.matchConditions) + cp.traced
+	}
+	st.exprHint = min(st.exprHint, maxExprHint)
 	visit := cands
 	if st.e.opts.TraceUnmatched {
 		st.trace = make([]PolicyTrace, 0, len(st.e.policies)+len(st.e.skipped))
@@ -324,6 +338,25 @@ func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 	st.trace = append(st.trace, st.e.skipped...)
 	return ctx.Err()
 }
+
+// exprTraces returns an empty slice with room for n expression entries,
+// carved from an allocation shared with other policy evaluations of the
+// request, since a trace entry per policy costs an allocation each.
+func (st *requestState) exprTraces(n int) []ExprTrace {
+	if n == 0 {
+		return nil
+	}
+	if cap(st.exprSlab)-len(st.exprSlab) < n {
+		st.exprSlab = make([]ExprTrace, 0, max(n, st.exprHint))
+		st.exprHint = 0 // later allocations are for what the hint missed
+	}
+	l := len(st.exprSlab)
+	st.exprSlab = st.exprSlab[:l+n]
+	return st.exprSlab[l : l : l+n]
+}
+
+// maxExprHint bounds the first trace allocation of a request.
+const maxExprHint = 512
 
 // candidateKey is what the index's candidates for a request depend on.
 type candidateKey struct {
@@ -697,8 +730,10 @@ func statusFor(err error) *metav1.Status {
 // resource/kind pair.
 func (st *requestState) requestValue(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind) any {
 	key := requestKey{gvr, gvk}
-	if v, ok := st.requestVals[key]; ok {
-		return v
+	for _, rv := range st.requestVals {
+		if rv.key == key {
+			return rv.val
+		}
 	}
 	if !st.optionsDone {
 		st.optionsDone = true
@@ -719,10 +754,7 @@ func (st *requestState) requestValue(gvr schema.GroupVersionResource, gvk schema
 	} else {
 		v = celenv.TypedValue(admissionRequest(st.req, gvr, gvk, st.options))
 	}
-	if st.requestVals == nil {
-		st.requestVals = map[requestKey]any{}
-	}
-	st.requestVals[key] = v
+	st.requestVals = append(st.requestVals, requestVal{key: key, val: v})
 	return v
 }
 
@@ -740,6 +772,11 @@ func (st *requestState) lazyRequest(gvr schema.GroupVersionResource, gvk schema.
 type requestKey struct {
 	gvr schema.GroupVersionResource
 	gvk schema.GroupVersionKind
+}
+
+type requestVal struct {
+	key requestKey
+	val any
 }
 
 // admissionRequest builds the admission/v1 AdmissionRequest the API server
@@ -861,6 +898,7 @@ func (cp *compiledPolicy) errorDecision(msg string) validateResult {
 // validate evaluates one (policy, binding, param), as the API server's
 // validator does.
 func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matched schema.GroupVersionResource, vo *versionedObjects, param any, tr *PolicyTrace) validateResult {
+	tr.Expressions = st.exprTraces(len(cp.matchConditions) + cp.traced)
 	in := &celenv.Input{Params: param}
 	if vo.object != nil {
 		in.Object = vo.object
@@ -924,7 +962,6 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 	// fold consumes out before the next evaluation reuses its slices.
 	out := validateResult{decisions: scratch(&st.decisions, len(cp.validations))}
 	tr.Outcome = Passed
-	tr.Expressions = slices.Grow(tr.Expressions, cp.traced)
 	for i, v := range cp.validations {
 		r := results[i]
 		et := ExprTrace{Path: v.path, Cost: r.Cost, CostEstimated: r.Estimated}
