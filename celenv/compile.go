@@ -63,7 +63,7 @@ type Program struct {
 	sizeFree bool
 	// prefixes hold the input values whose sizes the bounds assume;
 	// valuePrefixes hold the values of an inputPath expression.
-	prefixes, valuePrefixes []sizePrefix
+	prefixes, valuePrefixes []*sizePrefix
 }
 
 // Expression returns the source text.

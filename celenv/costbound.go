@@ -117,7 +117,7 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 	}
 	p.inputPath = isInputPath(checked.NativeRep().Expr(), s.variables)
 	if p.inputPath {
-		p.valuePrefixes = valuePrefixes(checked.NativeRep().Expr(), s.variables).list()
+		p.valuePrefixes = valuePrefixes(checked.NativeRep().Expr(), s.variables).list(s.env.prefixes)
 	}
 	if s.env.custom {
 		return
@@ -144,7 +144,7 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 		}
 		return
 	}
-	defer func() { p.prefixes = read.list() }()
+	defer func() { p.prefixes = read.list(s.env.prefixes) }()
 	for i, bound := range sizeClasses {
 		p.maxCost[i] = estimate(bound)
 		if p.maxCost[i] > untrackedLimit {
@@ -164,6 +164,8 @@ type sizePrefix struct {
 	root   inputRoots
 	fields []string
 	keys   []ref.Val // fields as CEL strings, boxed once
+	// id numbers the prefix in its Env, for Sizes; -1 when not numbered.
+	id int32
 }
 
 // prefixSet collects prefixes without repetition.
@@ -180,23 +182,23 @@ func (ps prefixSet) add(root inputRoots, fields []string) {
 	}
 }
 
-func (ps prefixSet) addAll(list []sizePrefix) {
+func (ps prefixSet) addAll(list []*sizePrefix) {
 	for _, p := range list {
 		ps.add(p.root, p.fields)
 	}
 }
 
-// list returns the prefixes in a fixed order; a prefix below another one
-// is left out, the other's value holding it.
-func (ps prefixSet) list() []sizePrefix {
+// list returns the prefixes in a fixed order, interned in t; a prefix
+// below another one is left out, the other's value holding it.
+func (ps prefixSet) list(t *prefixTable) []*sizePrefix {
 	keys := slices.Sorted(maps.Keys(ps))
-	out := make([]sizePrefix, 0, len(keys))
+	out := make([]*sizePrefix, 0, len(keys))
 	for _, k := range keys {
 		p := ps[k]
 		if n := len(out); n > 0 && out[n-1].root == p.root && hasPrefix(p.fields, out[n-1].fields) {
 			continue
 		}
-		out = append(out, p)
+		out = append(out, t.intern(k, p))
 	}
 	return out
 }

@@ -66,16 +66,14 @@ type Batch struct {
 	vars      lazyVariables
 	remaining int64
 	varCost   int64
-	// sizeOf sizes the inputs (see Untracked); fast lets programs whose
-	// bound allows it run untracked; estimated records that some charge
-	// of the batch (or, varEstimated, of the pending variables) is an
-	// estimate.
-	sizeOf                  func(any) uint64
-	fast                    bool
+	// sizes remembers the inputs' sizes (see Untracked); untracked is
+	// set by Untracked, and fast when it lets programs whose bound allows
+	// it run untracked (not while costcheck measures everything);
+	// estimated records that some charge of the batch (or, varEstimated,
+	// of the pending variables) is an estimate.
+	sizes                   *Sizes
+	untracked, fast         bool
 	estimated, varEstimated bool
-	// classes caches the size class of each set of roots.
-	classes    [1 << 5]sizeClass
-	classKnown uint32
 	// evalCtx and stop belong to the running Eval of a scope with
 	// variables: stop interrupts it once its variables spent the budget.
 	evalCtx context.Context
@@ -107,36 +105,15 @@ func (b *Batch) Release() {
 // (and variable) whose estimated cost bound for the inputs' sizes is far
 // below the per-call limit; that gives the same values and errors in well
 // under half the time, and charges the bound instead of the measured cost.
-// sizeOf must return [SizeBound] of an Input value or of a value inside one
-// (callers remember it per value). When the charges would exhaust the budget, Eval returns
-// [ErrNeedsTracking]. Call Untracked before the first Eval.
-func (b *Batch) Untracked(sizeOf func(v any) uint64) *Batch {
-	b.sizeOf = sizeOf
+// The batch sizes the parts of the inputs the bounds depend on with
+// [SizeBound] and remembers them in sizes, which may be nil and may be
+// shared by the batches of one request. When the charges would exhaust the
+// budget, Eval returns [ErrNeedsTracking]. Call Untracked before the first
+// Eval.
+func (b *Batch) Untracked(sizes *Sizes) *Batch {
+	b.sizes, b.untracked = sizes, true
 	b.fast = !costcheck.Enabled()
 	return b
-}
-
-// classOf returns the size class of the inputs in r.
-func (b *Batch) classOf(r inputRoots) sizeClass {
-	if b.classKnown&(1<<r) != 0 {
-		return b.classes[r]
-	}
-	in := &b.in
-	var bound uint64
-	for _, x := range [...]struct {
-		root inputRoots
-		v    any
-	}{
-		{rootObject, in.Object}, {rootOldObject, in.OldObject}, {rootParams, in.Params},
-		{rootRequest, in.Request}, {rootNamespace, in.Namespace},
-	} {
-		if r&x.root != 0 {
-			bound = max(bound, b.sizeOf(x.v))
-		}
-	}
-	c := classFor(bound)
-	b.classes[r], b.classKnown = c, b.classKnown|1<<r
-	return c
 }
 
 // fastBound returns the bound p is charged when it may run untracked.
@@ -154,35 +131,30 @@ func (b *Batch) programClass(p *Program) sizeClass {
 		return noSizeClass
 	}
 	if p.prefixes == nil {
-		return b.classOf(p.roots)
+		return noSizeClass // not estimated: never untracked
 	}
 	var bound uint64
 	for _, pre := range p.prefixes {
-		bound = max(bound, b.prefixSize(pre))
+		bound = max(bound, b.sizes.prefixBound(pre, b.root(pre.root)))
 	}
 	return classFor(bound)
 }
 
-// prefixSize bounds the sizes of the value at pre in the batch's inputs,
-// or of the whole input when the value cannot be found by field names.
-func (b *Batch) prefixSize(pre sizePrefix) uint64 {
-	var v any
-	switch pre.root {
+// root returns the input variable r.
+func (b *Batch) root(r inputRoots) any {
+	switch r {
 	case rootObject:
-		v = b.in.Object
+		return b.in.Object
 	case rootOldObject:
-		v = b.in.OldObject
+		return b.in.OldObject
 	case rootParams:
-		v = b.in.Params
+		return b.in.Params
 	case rootRequest:
-		v = b.in.Request
+		return b.in.Request
 	case rootNamespace:
-		v = b.in.Namespace
+		return b.in.Namespace
 	}
-	if at, ok := fieldsOf(v, pre); ok {
-		return b.sizeOf(at)
-	}
-	return b.sizeOf(v)
+	return nil
 }
 
 // fieldsOf follows field names from an input value as a selection would,
@@ -190,7 +162,7 @@ func (b *Batch) prefixSize(pre sizePrefix) uint64 {
 // field gives nil: no value is there for an expression to read, since
 // selections look fields up exactly as fieldsOf does. It returns false for
 // values of forms it does not read.
-func fieldsOf(v any, pre sizePrefix) (any, bool) {
+func fieldsOf(v any, pre *sizePrefix) (any, bool) {
 	for i, f := range pre.fields {
 		if l, ok := v.(Lazy); ok {
 			v = l()
@@ -253,7 +225,7 @@ func (b *Batch) exceeded() error {
 // this way).
 func (b *Batch) Next(in *Input) *Batch {
 	n := b.scope.NewBatch(b.ctx, in, b.remaining)
-	n.sizeOf, n.fast, n.estimated = b.sizeOf, b.fast, b.estimated
+	n.sizes, n.untracked, n.fast, n.estimated = b.sizes, b.untracked, b.fast, b.estimated
 	return n
 }
 
@@ -328,7 +300,7 @@ func (b *Batch) evalUntracked(p *Program, bound uint64) (Result, error) {
 // check reports a measured cost above p's estimated bound while costcheck
 // is enabled.
 func (b *Batch) check(p *Program, actual uint64) {
-	if b.sizeOf == nil || !costcheck.Enabled() {
+	if !b.untracked || !costcheck.Enabled() {
 		return
 	}
 	c := b.programClass(p)

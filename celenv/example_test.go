@@ -77,7 +77,7 @@ func ExampleBatch_Untracked() {
 	in := &celenv.Input{Object: pod}
 	fmt.Println("size bound:", celenv.SizeBound(pod))
 
-	fast := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget).Untracked(celenv.SizeBound)
+	fast := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget).Untracked(nil)
 	res, err := fast.Eval(p)
 	fmt.Println("untracked:", res.Value, res.Cost, res.Estimated, err)
 

@@ -47,7 +47,7 @@ func TestUntrackedSizesWhatIsRead(t *testing.T) {
 			t.Fatalf("%s: %v", tc.expr, p.Err())
 		}
 		cost := func(args ...string) int64 {
-			b := scope.NewBatch(context.Background(), &celenv.Input{Object: pod(args[0], args[1], args[2])}, celenv.RuntimeBudget).Untracked(celenv.SizeBound)
+			b := scope.NewBatch(context.Background(), &celenv.Input{Object: pod(args[0], args[1], args[2])}, celenv.RuntimeBudget).Untracked(nil)
 			defer b.Release()
 			r, err := b.Eval(p)
 			if err != nil || !r.Estimated {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -123,7 +122,8 @@ type requestState struct {
 	ns                 *corev1.Namespace
 	nsWhole, nsTrimmed map[string]any // converted on first use
 	authzVal, rrVal    ref.Val
-	bounds             []sizedInput
+	// sizes remembers the input sizes of untracked evaluations.
+	sizes celenv.Sizes
 	// results, msgPtrs, decisions and audits are reused by every policy
 	// evaluation.
 	results   []celenv.Result
@@ -168,7 +168,7 @@ func newRequestState(e *Evaluator, req *Request) *requestState {
 		versioned:   old.versioned[:0],
 		params:      old.params,
 		requestVals: old.requestVals[:0],
-		bounds:      old.bounds[:0],
+		sizes:       old.sizes,
 		results:     old.results,
 		msgPtrs:     old.msgPtrs,
 		decisions:   old.decisions,
@@ -185,7 +185,7 @@ func (st *requestState) release() {
 	clear(st.versioned[:cap(st.versioned)])
 	clear(st.params)
 	clear(st.requestVals[:cap(st.requestVals)])
-	clear(st.bounds[:cap(st.bounds)])
+	st.sizes.Reset()
 	clear(st.results[:cap(st.results)])
 	clear(st.msgPtrs[:cap(st.msgPtrs)])
 	clear(st.decisions[:cap(st.decisions)])
@@ -193,7 +193,7 @@ func (st *requestState) release() {
 	clear(st.denied[:cap(st.denied)])
 	clear(st.failures[:cap(st.failures)])
 	*st = requestState{
-		versioned: st.versioned, params: st.params, requestVals: st.requestVals, bounds: st.bounds, results: st.results, msgPtrs: st.msgPtrs,
+		versioned: st.versioned, params: st.params, requestVals: st.requestVals, sizes: st.sizes, results: st.results, msgPtrs: st.msgPtrs,
 		decisions: st.decisions, audits: st.audits, denied: st.denied, failures: st.failures,
 	}
 	statePool.Put(st)
@@ -1103,7 +1103,7 @@ func (st *requestState) scratchResults(n int) []celenv.Result {
 func (st *requestState) newBatch(ctx context.Context, scope *celenv.Scope, in *celenv.Input, budget int64, untracked bool) *celenv.Batch {
 	b := scope.NewBatch(ctx, in, budget)
 	if untracked {
-		b.Untracked(st.sizeBound)
+		b.Untracked(&st.sizes)
 	}
 	return b
 }
@@ -1174,40 +1174,6 @@ func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy,
 		messages[i] = &msgResults[i]
 	}
 	return results, messages, msgErr, nil
-}
-
-// sizeBound is celenv.SizeBound of v, remembered for the request by the
-// identity of the value (inputs are maps, pointers or lazy functions).
-func (st *requestState) sizeBound(v any) uint64 {
-	if f, ok := v.(celenv.Lazy); ok {
-		v = f()
-	}
-	if v == nil {
-		return 0
-	}
-	var key unsafe.Pointer
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Map, reflect.Pointer:
-		key = rv.UnsafePointer()
-	}
-	if key != nil {
-		for _, b := range st.bounds {
-			if b.key == key {
-				return b.bound
-			}
-		}
-	}
-	bound := celenv.SizeBound(v)
-	if key != nil {
-		st.bounds = append(st.bounds, sizedInput{key: key, bound: bound})
-	}
-	return bound
-}
-
-// sizedInput remembers the size bound of one input value.
-type sizedInput struct {
-	key   unsafe.Pointer
-	bound uint64
 }
 
 // failureMessage chooses the message of a failed validation:
