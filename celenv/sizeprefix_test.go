@@ -66,3 +66,35 @@ func TestUntrackedSizesWhatIsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestSizesReset checks that a Sizes remembers a value's size within a
+// request and forgets it on Reset, even for a value at the same address.
+func TestSizesReset(t *testing.T) {
+	env, err := celenv.New(celenv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := env.NewScope(false, celenv.StoredExpressions)
+	p := scope.Compile("object.metadata.name.matches('^a+$')", celenv.Decls{}, celenv.BoolResult)
+	meta := map[string]any{"name": "aaa"}
+	in := &celenv.Input{Object: map[string]any{"metadata": meta}}
+	var sizes celenv.Sizes
+	cost := func() int64 {
+		b := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget).Untracked(&sizes)
+		defer b.Release()
+		r, err := b.Eval(p)
+		if err != nil || !r.Estimated {
+			t.Fatalf("Eval() = %+v, %v; want an estimated cost", r, err)
+		}
+		return r.Cost
+	}
+	short := cost()
+	meta["name"] = strings.Repeat("a", 600)
+	if got := cost(); got != short {
+		t.Errorf("same request: bound %d, want the remembered %d", got, short)
+	}
+	sizes.Reset()
+	if got := cost(); got <= short {
+		t.Errorf("after Reset: bound %d, want more than %d for a longer name", got, short)
+	}
+}
