@@ -4,10 +4,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -75,32 +77,102 @@ func convertValue(v reflect.Value) ref.Val {
 	if !v.IsValid() || (v.Kind() == reflect.Interface && v.IsNil()) {
 		return types.NullValue
 	}
-	entry := value.TypeReflectEntryOf(v.Type())
-	if entry.CanConvertToUnstructured() {
-		u, err := entry.ToUnstructured(v)
+	return planOf(v.Type()).convert(v)
+}
+
+// convPlan is what convertValue needs to know about a type, worked out
+// once per type. Struct fields, list elements and pointer targets keep the
+// plan of their type, so converting them looks nothing up.
+type convPlan struct {
+	t    reflect.Type
+	kind reflect.Kind
+	// primitive is set for the kinds fieldValue converts without
+	// looking for custom converters.
+	primitive bool
+	// custom is the type's reflect cache entry when it has a custom
+	// converter (unstructured converter or JSON marshaler), else nil.
+	custom *value.TypeReflectCacheEntry
+	// info is the layout of a struct type without a custom converter.
+	info *structInfo
+	// elem is the plan of t.Elem() for pointers, slices and maps, linked
+	// on first use as types may be recursive.
+	elem atomic.Pointer[convPlan]
+}
+
+// convPlans caches convPlan per reflect.Type; plans never change once
+// stored, but for elem, which is only ever set to the same plan.
+var convPlans sync.Map // reflect.Type -> *convPlan
+
+func planOf(t reflect.Type) *convPlan {
+	if p, ok := convPlans.Load(t); ok {
+		return p.(*convPlan)
+	}
+	p := &convPlan{t: t, kind: t.Kind()}
+	switch p.kind {
+	case reflect.String, reflect.Bool,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		p.primitive = true
+	}
+	if e := value.TypeReflectEntryOf(t); e.CanConvertToUnstructured() {
+		p.custom = e
+	} else if p.kind == reflect.Struct {
+		// Struct values cannot contain themselves, so this recursion
+		// through the field types ends.
+		p.info = structInfoOf(t)
+	}
+	actual, _ := convPlans.LoadOrStore(t, p)
+	return actual.(*convPlan)
+}
+
+// elemPlan returns the plan of p.t.Elem().
+func (p *convPlan) elemPlan() *convPlan {
+	if e := p.elem.Load(); e != nil {
+		return e
+	}
+	e := planOf(p.t.Elem())
+	p.elem.Store(e)
+	return e
+}
+
+// convert is convertValue for v, a valid value of type p.t.
+func (p *convPlan) convert(v reflect.Value) ref.Val {
+	if p.kind == reflect.Interface && v.IsNil() {
+		return types.NullValue
+	}
+	if p.custom != nil {
+		u, err := p.custom.ToUnstructured(v)
 		if err != nil {
 			return types.NewErr("%v", err)
 		}
-		if u == nil {
+		switch u := u.(type) {
+		case nil:
 			return types.NullValue
+		case string:
+			// The common case (quantities, times, int-or-strings), as
+			// the adapter converts it.
+			return types.String(u)
 		}
 		return jsonAdapter().NativeToValue(u)
 	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
+	switch p.kind {
+	case reflect.Pointer:
 		if v.IsNil() {
 			return types.NullValue
 		}
+		return p.elemPlan().convert(v.Elem())
+	case reflect.Interface:
 		return convertValue(v.Elem())
 	case reflect.Map:
 		if v.IsNil() {
 			return types.NullValue
 		}
-		if v.Type().Key().Kind() != reflect.String {
+		if p.t.Key().Kind() != reflect.String {
 			return types.NewErr("cannot convert map to: %v", reflect.Interface)
 		}
 		m := &typedMap{v: v}
-		if v.Type() == stringMapType {
+		if p.t == stringMapType {
 			m.strMap = v.Interface().(map[string]string)
 		}
 		return m
@@ -108,12 +180,15 @@ func convertValue(v reflect.Value) ref.Val {
 		if v.IsNil() {
 			return types.NullValue
 		}
-		if v.Type().Elem().Kind() == reflect.Uint8 {
+		if p.t.Elem().Kind() == reflect.Uint8 {
 			return types.String(base64.StdEncoding.EncodeToString(v.Bytes()))
 		}
 		return &typedList{v: v}
 	case reflect.Struct:
-		return structValue(v)
+		if p.info.eager {
+			return eagerStruct(v)
+		}
+		return &typedMap{v: v, info: p.info}
 	}
 	return primitiveValue(v)
 }
@@ -140,16 +215,13 @@ func primitiveValue(v reflect.Value) ref.Val {
 	return types.NewErr("unrecognized type: %v", v.Kind())
 }
 
-// fieldValue converts a struct field's value.
-func fieldValue(f reflect.Value) ref.Val {
-	switch f.Kind() {
-	case reflect.String, reflect.Bool,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
+// fieldValue converts a struct field's value f; p is the plan of the
+// field's type.
+func fieldValue(f reflect.Value, p *convPlan) ref.Val {
+	if p.primitive {
 		return primitiveValue(f)
 	}
-	return convertValue(f)
+	return p.convert(f)
 }
 
 // structValue converts a struct without a custom converter.
@@ -184,6 +256,8 @@ type fieldStep struct {
 	index     int
 	omitempty bool
 	omitzero  func(reflect.Value) bool
+	// plan is the plan of the named field's type (last step only).
+	plan *convPlan
 }
 
 // structInfo is what the converter needs to know about a struct type.
@@ -195,6 +269,10 @@ type structInfo struct {
 	paths map[string][][]fieldStep
 	// eager is set for structs converted eagerly.
 	eager bool
+	// fields holds paths[names[i]] at i, and table finds i for a name:
+	// the lookup of every field read, quicker than paths.
+	fields [][][]fieldStep
+	table  nameTable
 }
 
 // structInfos caches structInfo per reflect.Type. The entries depend only
@@ -213,9 +291,93 @@ func structInfoOf(t reflect.Type) *structInfo {
 			si.names = append(si.names, n)
 		}
 		slices.Sort(si.names)
+		si.fields = make([][][]fieldStep, len(si.names))
+		for i, n := range si.names {
+			si.fields[i] = si.paths[n]
+		}
+		si.table = newNameTable(si.names)
 	}
 	actual, _ := structInfos.LoadOrStore(t, si)
 	return actual.(*structInfo)
+}
+
+// index returns the position of name in si.names, or -1.
+func (si *structInfo) index(name string) int {
+	if si.table.slots == nil {
+		// No perfect table: over 255 names, or names whose keys
+		// collide (none of the k8s.io/api types'): search them.
+		if i, ok := slices.BinarySearch(si.names, name); ok {
+			return i
+		}
+		return -1
+	}
+	i := int(si.table.slots[(nameKey(name)*si.table.mul)>>si.table.shift]) - 1
+	if i < 0 || si.names[i] != name {
+		return -1
+	}
+	return i
+}
+
+// nameTable is a perfect hash table of a struct's JSON field names: a
+// name's slot is a multiplicative hash of its key, and no two names share
+// one. A lookup is two loads, a multiplication and one string comparison,
+// cheaper than a map lookup.
+type nameTable struct {
+	// slots holds 1 + the position of the name hashed there, 0 if none.
+	slots []uint8
+	mul   uint64
+	shift uint8
+}
+
+// nameKey mixes the length and the bytes of name, all of them for names of
+// up to 16 bytes (most JSON field names): its first and last eight.
+func nameKey(name string) uint64 {
+	n := len(name)
+	if n < 8 {
+		k := uint64(n) << 56
+		for i := range n {
+			k |= uint64(name[i]) << (8 * i)
+		}
+		return k
+	}
+	return le64(name[:8]) ^ bits.RotateLeft64(le64(name[n-8:]), 29) ^ uint64(n)
+}
+
+// le64 reads eight bytes of s as a little-endian number (one load).
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// newNameTable tries multipliers for tables of growing size until one puts
+// every name in its own slot. It returns an empty table when it finds
+// none, which takes names with the same key or very bad luck.
+func newNameTable(names []string) nameTable {
+	if len(names) == 0 || len(names) > math.MaxUint8 {
+		return nameTable{}
+	}
+	seed := uint64(0x9e3779b97f4a7c15)
+	minBits := bits.Len(uint(len(names)))
+	for b := minBits + 1; b <= minBits+4; b++ {
+		slots := make([]uint8, 1<<b)
+	tries:
+		for range 256 {
+			// A fixed pseudo-random sequence keeps tables deterministic.
+			seed = seed*6364136223846793005 + 1442695040888963407
+			mul := seed | 1
+			clear(slots)
+			for i, n := range names {
+				h := (nameKey(n) * mul) >> (64 - b)
+				if slots[h] != 0 {
+					continue tries
+				}
+				slots[h] = uint8(i + 1)
+			}
+			return nameTable{slots: slots, mul: mul, shift: uint8(64 - b)}
+		}
+	}
+	return nameTable{}
 }
 
 // add records the fields of struct type t reached through prefix. It
@@ -253,6 +415,9 @@ func (si *structInfo) add(t reflect.Type, prefix []fieldStep, depth int) bool {
 		}
 		if name == "-" {
 			continue
+		}
+		if name != "" {
+			step.plan = planOf(sf.Type)
 		}
 		path := append(slices.Clip(prefix), step)
 		if name != "" {
@@ -335,23 +500,46 @@ type typedMap struct {
 	// strMap is v itself when v is a map[string]string (labels, data),
 	// read without reflection.
 	strMap map[string]string
-	// small and cacheMap hold the converted fields read so far: a few
-	// inline, since expressions read few fields of each map, then a map.
-	small  [smallCache]cachedField
-	nsmall uint8
-	// ext holds what few maps need: more cached fields, the sorted keys.
+	// tags and vals hold the first converted entries read (nil vals for
+	// absent ones) inline, since expressions read few entries of each
+	// map. A struct's field names[i] is in vals[k] when tags[k] is i+1,
+	// so four fit; a Go map's entry is the key and the value in vals[k]
+	// and vals[k+1] when tags[k] is set for an even k, so two fit.
+	tags [inlineCache]uint16
+	vals [inlineCache]ref.Val
+	// ext holds what few maps need: more cached entries, the sorted keys.
 	ext *typedMapExt
 }
 
 // typedMapExt is the rarely needed part of a typedMap, kept out of line so
 // that the many maps an evaluation touches stay small.
 type typedMapExt struct {
+	// more, then cacheMap once more has listCache entries, hold the
+	// converted entries that do not fit inline, by name.
 	more     []cachedField
 	cacheMap map[string]ref.Val
 	keys     []string
 	// keysDone tells whether keys has been computed.
 	keysDone bool
+	// buf is more's first backing array, allocated with the ext rather
+	// than by the first appends.
+	buf [extCache]cachedField
 }
+
+// cachedField is a converted entry (nil: absent).
+type cachedField struct {
+	name string
+	val  ref.Val
+}
+
+// inlineCache is how many values typedMap holds inline; more entries go
+// to a list (its first extCache in the ext itself) up to listCache, then
+// to a map.
+const (
+	inlineCache = 4
+	extCache    = 4
+	listCache   = 32
+)
 
 // extra returns m's out-of-line part, allocating it on first use.
 func (m *typedMap) extra() *typedMapExt {
@@ -361,6 +549,40 @@ func (m *typedMap) extra() *typedMapExt {
 	return m.ext
 }
 
+// cached returns the entry name holds in the ext, if it holds one.
+func (x *typedMapExt) cached(name string) (ref.Val, bool) {
+	if x.cacheMap != nil {
+		v, ok := x.cacheMap[name]
+		return v, ok
+	}
+	for _, c := range x.more {
+		if c.name == name {
+			return c.val, true
+		}
+	}
+	return nil, false
+}
+
+// remember caches v, the entry of name, in the ext.
+func (x *typedMapExt) remember(name string, v ref.Val) {
+	switch {
+	case x.cacheMap != nil:
+		x.cacheMap[name] = v
+	case len(x.more) < listCache:
+		if x.more == nil {
+			x.more = x.buf[:0]
+		}
+		x.more = append(x.more, cachedField{name, v})
+	default:
+		x.cacheMap = make(map[string]ref.Val, 2*listCache)
+		for _, c := range x.more {
+			x.cacheMap[c.name] = c.val
+		}
+		x.cacheMap[name] = v
+		x.more, x.buf = nil, [extCache]cachedField{}
+	}
+}
+
 var (
 	_ traits.Mapper = (*typedMap)(nil)
 	_ traits.Zeroer = (*typedMap)(nil)
@@ -368,95 +590,96 @@ var (
 	_ traits.Zeroer = (*typedList)(nil)
 )
 
-// lookup returns the converted value of name.
-func (m *typedMap) lookup(name string) (ref.Val, bool) {
-	if m.ext != nil && m.ext.cacheMap != nil {
-		if v, ok := m.ext.cacheMap[name]; ok {
+// lookup returns the converted value of name; key is name as a CEL
+// string, which a Go map keeps in its cache.
+func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
+	if m.info == nil {
+		return m.entry(name, key)
+	}
+	// Fields read before are found without hashing name.
+	k := 0
+	for ; k < inlineCache && m.tags[k] != 0; k++ {
+		if m.info.names[m.tags[k]-1] == name {
+			return m.vals[k], m.vals[k] != nil
+		}
+	}
+	if m.ext != nil {
+		if v, ok := m.ext.cached(name); ok {
 			return v, v != nil
-		}
-	} else {
-		for _, c := range m.small[:m.nsmall] {
-			if c.name == name {
-				return c.val, c.val != nil
-			}
-		}
-		if m.ext != nil {
-			for _, c := range m.ext.more {
-				if c.name == name {
-					return c.val, c.val != nil
-				}
-			}
 		}
 	}
 	var out ref.Val
-	if s, ok := m.set[name]; ok {
+	i := m.info.index(name)
+	if i >= 0 {
+		out = m.field(i)
+	} else if s, ok := m.set[name]; ok {
 		out = types.String(s)
-	} else if m.strMap != nil {
-		if str, ok := m.strMap[name]; ok {
-			out = types.String(str)
-		}
-	} else if m.info == nil {
-		e := m.v.MapIndex(reflect.ValueOf(name).Convert(m.v.Type().Key()))
-		if e.IsValid() {
-			out = convertValue(e)
-		}
-	} else {
-		paths := m.info.paths[name]
-		for i := len(paths) - 1; i >= 0; i-- {
-			if f, ok := resolve(m.v, paths[i]); ok {
-				out = fieldValue(f)
-				break
-			}
-		}
 	}
-	m.remember(name, out)
+	if i >= 0 && i < math.MaxUint16 && k < inlineCache {
+		m.tags[k], m.vals[k] = uint16(i+1), out
+	} else {
+		// Names that are not fields (only set has them) and fields
+		// beyond what tags tell apart are cached by name.
+		m.extra().remember(name, out)
+	}
 	return out, out != nil
 }
 
-// cachedField is a converted field (nil: absent).
-type cachedField struct {
-	name string
-	val  ref.Val
+// field converts the struct field names[i], set's value if set has it;
+// nil if absent.
+func (m *typedMap) field(i int) ref.Val {
+	if s, ok := m.set[m.info.names[i]]; ok {
+		return types.String(s)
+	}
+	paths := m.info.fields[i]
+	for j := len(paths) - 1; j >= 0; j-- {
+		if f, ok := resolve(m.v, paths[j]); ok {
+			return fieldValue(f, paths[j][len(paths[j])-1].plan)
+		}
+	}
+	return nil
 }
 
-// smallCache is how many fields typedMap holds inline; more go to a list
-// up to listCache, then to a map.
-const (
-	smallCache = 2
-	listCache  = 32
-)
-
-func (m *typedMap) remember(name string, v ref.Val) {
-	if int(m.nsmall) < smallCache && m.ext == nil {
-		m.small[m.nsmall] = cachedField{name, v}
-		m.nsmall++
-		return
-	}
-	x := m.extra()
-	switch {
-	case x.cacheMap != nil:
-		x.cacheMap[name] = v
-	case len(x.more) < listCache:
-		x.more = append(x.more, cachedField{name, v})
-	default:
-		x.cacheMap = make(map[string]ref.Val, 2*listCache)
-		for _, c := range m.small[:m.nsmall] {
-			x.cacheMap[c.name] = c.val
+// entry is lookup for a Go map.
+func (m *typedMap) entry(name string, key ref.Val) (ref.Val, bool) {
+	k := 0
+	for ; k < inlineCache && m.tags[k] != 0; k += 2 {
+		if string(m.vals[k].(types.String)) == name {
+			return m.vals[k+1], m.vals[k+1] != nil
 		}
-		for _, c := range x.more {
-			x.cacheMap[c.name] = c.val
-		}
-		x.cacheMap[name] = v
-		m.small, m.nsmall, x.more = [smallCache]cachedField{}, 0, nil
 	}
+	if m.ext != nil {
+		if v, ok := m.ext.cached(name); ok {
+			return v, v != nil
+		}
+	}
+	var out ref.Val
+	if m.strMap != nil {
+		if str, ok := m.strMap[name]; ok {
+			out = types.String(str)
+		}
+	} else {
+		// key holds name already: reflecting on it allocates nothing.
+		e := m.v.MapIndex(reflect.ValueOf(key).Convert(m.v.Type().Key()))
+		if e.IsValid() {
+			out = planOf(e.Type()).convert(e)
+		}
+	}
+	if k < inlineCache {
+		m.tags[k], m.vals[k], m.vals[k+1] = 1, key, out
+	} else {
+		m.extra().remember(name, out)
+	}
+	return out, out != nil
 }
 
-// present reports whether the converted map has name, without converting.
-func (m *typedMap) present(name string) bool {
-	if _, ok := m.set[name]; ok {
+// present reports whether the converted map has names[i], without
+// converting.
+func (m *typedMap) present(i int) bool {
+	if _, ok := m.set[m.info.names[i]]; ok {
 		return true
 	}
-	for _, p := range m.info.paths[name] {
+	for _, p := range m.info.fields[i] {
 		if _, ok := resolve(m.v, p); ok {
 			return true
 		}
@@ -481,13 +704,13 @@ func (m *typedMap) sortedKeys() []string {
 		return keys
 	}
 	keys := make([]string, 0, len(m.info.names)+len(m.set))
-	for _, n := range m.info.names {
-		if m.present(n) {
+	for i, n := range m.info.names {
+		if m.present(i) {
 			keys = append(keys, n)
 		}
 	}
 	for n := range m.set {
-		if _, ok := m.info.paths[n]; !ok {
+		if m.info.index(n) < 0 {
 			keys = append(keys, n)
 		}
 	}
@@ -503,7 +726,7 @@ func (m *typedMap) Find(key ref.Val) (ref.Val, bool) {
 	if !ok {
 		return nil, false
 	}
-	return m.lookup(string(s))
+	return m.lookup(string(s), key)
 }
 
 // Get returns the value of key or a "no such key" error.
@@ -615,6 +838,11 @@ type typedList struct {
 	cache []ref.Val
 }
 
+// structBlock is how many struct elements of a list at converts with one
+// allocation: iterations read every element, an index read only one, so
+// blocks stay small.
+const structBlock = 8
+
 func (l *typedList) at(i int) ref.Val {
 	if l.cache == nil {
 		l.cache = make([]ref.Val, l.v.Len())
@@ -622,7 +850,22 @@ func (l *typedList) at(i int) ref.Val {
 	if v := l.cache[i]; v != nil {
 		return v
 	}
-	v := convertValue(l.v.Index(i))
+	// The plan is looked up rather than kept, which would take
+	// typedList to a larger size class.
+	p := planOf(l.v.Type().Elem())
+	if p.info != nil && !p.info.eager {
+		// Convert the struct elements from i on together, as
+		// p.convert would one by one.
+		block := make([]typedMap, min(structBlock, len(l.cache)-i))
+		for j := range block {
+			if l.cache[i+j] == nil {
+				block[j] = typedMap{v: l.v.Index(i + j), info: p.info}
+				l.cache[i+j] = &block[j]
+			}
+		}
+		return l.cache[i]
+	}
+	v := p.convert(l.v.Index(i))
 	l.cache[i] = v
 	return v
 }
@@ -773,7 +1016,7 @@ func materialize(v ref.Val) (any, error) {
 		keys := x.sortedKeys()
 		out := make(map[string]any, len(keys))
 		for _, k := range keys {
-			e, _ := x.lookup(k)
+			e, _ := x.lookup(k, types.String(k))
 			n, err := materialize(e)
 			if err != nil {
 				return nil, err

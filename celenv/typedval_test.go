@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -527,6 +528,122 @@ func TestTypedValueNil(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := celenv.TypedValue(tc.in); got != types.NullValue {
 				t.Errorf("TypedValue(%v) = %v, want null", tc.in, got)
+			}
+		})
+	}
+}
+
+// checkReads reads every key of want's maps and every element of its
+// lists from got through the CEL interfaces, in a shuffled order and then
+// again (once converting, once cached), with near misses of each key, and
+// requires what the converted map has.
+func checkReads(t *testing.T, rnd *rand.Rand, path string, got ref.Val, want any) {
+	t.Helper()
+	switch w := want.(type) {
+	case map[string]any:
+		m, ok := got.(traits.Mapper)
+		if !ok {
+			t.Fatalf("%s: got %T, want a map", path, got)
+		}
+		var keys []string
+		for k := range w {
+			keys = append(keys, k, k+"x", "x"+k, strings.ToUpper(k))
+			if k != "" {
+				keys = append(keys, k[:len(k)-1], k[:len(k)-1]+"\x00")
+			}
+		}
+		keys = append(keys, "", "x")
+		for range 2 {
+			rnd.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+			for _, k := range keys {
+				v, found := m.Find(types.String(k))
+				e, ok := w[k]
+				if found != ok {
+					t.Fatalf("%s: Find(%q) found %v, want %v", path, k, found, ok)
+				}
+				if ok {
+					checkReads(t, rnd, path+"."+k, v, e)
+				}
+			}
+		}
+		if size := m.Size(); size != types.Int(len(w)) {
+			t.Errorf("%s: size %v, want %d", path, size, len(w))
+		}
+	case []any:
+		l, ok := got.(traits.Lister)
+		if !ok {
+			t.Fatalf("%s: got %T, want a list", path, got)
+		}
+		order := rnd.Perm(len(w))
+		for range 2 {
+			for _, i := range order {
+				checkReads(t, rnd, fmt.Sprintf("%s[%d]", path, i), l.Get(types.Int(i)), w[i])
+			}
+			slices.Reverse(order)
+		}
+	default:
+		wantVal := types.DefaultTypeAdapter.NativeToValue(want)
+		if diff := cmp.Diff(native(wantVal), native(got)); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+		}
+	}
+}
+
+// manyFields returns a pointer to a new struct with n string fields f0,
+// f1, ..., the odd ones set.
+func manyFields(n int) any {
+	fields := make([]reflect.StructField, n)
+	for i := range fields {
+		fields[i] = reflect.StructField{
+			Name: fmt.Sprintf("F%d", i),
+			Type: reflect.TypeFor[string](),
+			Tag:  reflect.StructTag(fmt.Sprintf(`json:"f%d,omitempty"`, i)),
+		}
+	}
+	p := reflect.New(reflect.StructOf(fields))
+	for i := 1; i < n; i += 2 {
+		p.Elem().Field(i).SetString(fmt.Sprint(i))
+	}
+	return p.Interface()
+}
+
+// TestTypedValueReads reads objects whose maps and lists outgrow the
+// caches TypedValue keeps inline, in random orders.
+func TestTypedValueReads(t *testing.T) {
+	data := map[string]string{}
+	capacity := corev1.ResourceList{}
+	for i := range 50 {
+		data[fmt.Sprintf("key-%d", i)] = strconv.Itoa(i)
+		capacity[corev1.ResourceName(fmt.Sprintf("example.com/r%d", i))] = *resource.NewQuantity(int64(i), resource.DecimalSI)
+	}
+	containers := make([]corev1.Container, 20)
+	for i := range containers {
+		containers[i] = corev1.Container{Name: fmt.Sprintf("c%d", i), Image: "img", Args: []string{"a", "b"},
+			Resources: corev1.ResourceRequirements{Limits: capacity}}
+	}
+	fixtures := typedFixtures()
+	objects := map[string]any{
+		"configmap":  &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Labels: data}, Data: data},
+		"node":       &corev1.Node{Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity}},
+		"containers": &corev1.Pod{Spec: corev1.PodSpec{Containers: containers, InitContainers: containers[:9]}},
+		"pod":        fixtures["pod"],
+		"deployment": fixtures["deployment"],
+		// More names than the perfect tables take.
+		"struct-300": manyFields(300),
+		"struct-40":  manyFields(40),
+	}
+	for name, obj := range objects {
+		t.Run(name, func(t *testing.T) {
+			want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			set := map[string]string{"kind": "K", "extra": "e"}
+			got := celenv.TypedObject(obj, set)
+			want["kind"], want["extra"] = "K", "e"
+			checkReads(t, rand.New(rand.NewPCG(1, 2)), "object", got, want)
+			if !reflect.DeepEqual(got.Value(), want) {
+				t.Errorf("TypedObject(%s).Value() differs from the converted map", name)
 			}
 		})
 	}
