@@ -42,7 +42,8 @@ func TypedValue(obj any) ref.Val {
 // TypedObject is [TypedValue] for an object whose top-level map has the
 // string fields in set added or replaced, such as the apiVersion and kind
 // the API server sets on typed objects. set is ignored unless obj is a
-// struct or a pointer to one.
+// struct or a pointer to one. The value only reads set, which may be
+// shared by many values but must not change while they are in use.
 func TypedObject(obj any, set map[string]string) ref.Val {
 	if obj == nil {
 		return types.NullValue

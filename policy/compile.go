@@ -47,6 +47,9 @@ type compiledPolicy struct {
 	bindings      []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
 	configErr     error
 	paramKind     *admissionregistrationv1.ParamKind
+	// paramTypeMeta is the apiVersion and kind injected into typed params;
+	// shared read-only by every evaluation.
+	paramTypeMeta map[string]string
 	paramsScoped  bool // param kind is namespaced
 
 	scope           *celenv.Scope
@@ -201,6 +204,9 @@ func (e *Evaluator) compilePolicy(p *admissionregistrationv1.ValidatingAdmission
 	spec := root.Child("spec")
 	var issues field.ErrorList
 	cp := &compiledPolicy{policy: p, failurePolicy: admissionregistrationv1.Fail, paramKind: p.Spec.ParamKind}
+	if pk := p.Spec.ParamKind; pk != nil {
+		cp.paramTypeMeta = map[string]string{"apiVersion": pk.APIVersion, "kind": pk.Kind}
+	}
 	if p.Spec.FailurePolicy != nil {
 		cp.failurePolicy = *p.Spec.FailurePolicy
 	}

@@ -635,7 +635,7 @@ func (st *requestState) paramValue(cp *compiledPolicy, p runtime.Object) (any, *
 	if isTypedObject(p) {
 		var set map[string]string
 		if inject {
-			set = map[string]string{"apiVersion": cp.paramKind.APIVersion, "kind": cp.paramKind.Kind}
+			set = cp.paramTypeMeta
 		}
 		tv, err := objectValue(p, set)
 		if err != nil {
