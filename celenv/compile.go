@@ -61,9 +61,9 @@ type Program struct {
 	inputPath bool
 	// sizeFree: the cost bound holds whatever the input sizes.
 	sizeFree bool
-	// prefixes hold the input values whose sizes the bounds assume;
-	// valuePrefixes hold the values of an inputPath expression.
-	prefixes, valuePrefixes []*sizePrefix
+	// paths lead to the input values whose sizes the bounds assume;
+	// valuePaths to the values of an inputPath expression.
+	paths, valuePaths []*sizePath
 }
 
 // Expression returns the source text.

@@ -117,18 +117,17 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 	}
 	p.inputPath = isInputPath(checked.NativeRep().Expr(), s.variables)
 	if p.inputPath {
-		p.valuePrefixes = valuePrefixes(checked.NativeRep().Expr(), s.variables).list(s.env.prefixes)
+		vp := pathSet{}
+		valuePaths(vp, checked.NativeRep().Expr(), s.variables)
+		p.valuePaths = vp.list(s.env.paths)
 	}
 	if s.env.custom {
 		return
 	}
-	pieces, pieceTargets := inputPieces(checked.NativeRep().Expr(), s.variables)
+	read := pathSet{}
+	pieces := inputPieces(read, checked.NativeRep().Expr(), s.variables)
 	restore := countSelects(checked.NativeRep())
 	defer restore()
-	read := pieceTargets
-	if read == nil {
-		read = prefixSet{}
-	}
 	estimate := func(bound uint64) uint64 {
 		lib := &library.CostEstimator{SizeEstimator: inputSizes{bound: bound, variables: s.variables, pieces: pieces, read: read}}
 		cost, err := env.EstimateCost(checked, upperEstimator{lib})
@@ -144,7 +143,7 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 		}
 		return
 	}
-	defer func() { p.prefixes = read.list(s.env.prefixes) }()
+	defer func() { p.paths = read.list(s.env.paths) }()
 	for i, bound := range sizeClasses {
 		p.maxCost[i] = estimate(bound)
 		if p.maxCost[i] > untrackedLimit {
@@ -153,118 +152,106 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 	}
 }
 
-// sizePrefix is a chain of field names from an input variable. The
-// estimates of an expression size only values at or below its prefixes:
-// a path the estimator asks about is cut at its first element that is not
-// a field name ("@items", "@keys", ...), and what lies below the cut is
-// inside the value at the prefix. Sizing those values instead of whole
-// inputs is cheaper, and as sound, since SizeBound bounds everything inside
-// a value.
-type sizePrefix struct {
+// sizePath is a path from an input variable to the values whose sizes an
+// expression's estimate depends on: field names, and wildcardStep for any
+// element of a list or any key or value of a map. The estimator asks for
+// the size of a value only by its path (cel-go calls the steps into a
+// comprehension's range "@items", "@keys" and so on), and every runtime
+// charge depends on the sizes of the values it is given, not on what they
+// hold (the library's deep traversals are bounded apart, see
+// library.UpperCallCost): so the largest size found at the end of the
+// paths bounds the estimate as well as the largest size in the whole
+// inputs would, at a fraction of the work.
+type sizePath struct {
 	root   inputRoots
 	fields []string
-	keys   []ref.Val // fields as CEL strings, boxed once
-	// id numbers the prefix in its Env, for Sizes; -1 when not numbered.
+	// keys are the fields as CEL strings, boxed once; nil for a wildcard.
+	keys []ref.Val
+	// id numbers the path in its Env, for Sizes; -1 when not numbered.
 	id int32
 }
 
-// prefixSet collects prefixes without repetition.
-type prefixSet map[string]sizePrefix
+// wildcardStep stands for every element, key or value of a list or map.
+const wildcardStep = "@"
 
-func (ps prefixSet) add(root inputRoots, fields []string) {
+// pathSet collects paths without repetition.
+type pathSet map[string]sizePath
+
+func (ps pathSet) add(root inputRoots, fields []string) {
 	key := string(rune('0'+root)) + "\x00" + strings.Join(fields, "\x00")
 	if _, ok := ps[key]; !ok {
-		p := sizePrefix{root: root, fields: slices.Clone(fields)}
-		for _, f := range fields {
-			p.keys = append(p.keys, types.String(f))
+		p := sizePath{root: root, fields: slices.Clone(fields), keys: make([]ref.Val, len(fields))}
+		for i, f := range fields {
+			if f != wildcardStep {
+				p.keys[i] = types.String(f)
+			}
 		}
 		ps[key] = p
 	}
 }
 
-func (ps prefixSet) addAll(list []*sizePrefix) {
-	for _, p := range list {
-		ps.add(p.root, p.fields)
+// addUnder adds each of paths extended by the steps of rest.
+func (ps pathSet) addUnder(paths []*sizePath, rest []string) {
+	for _, p := range paths {
+		ps.add(p.root, slices.Concat(p.fields, rest))
 	}
 }
 
-// list returns the prefixes in a fixed order, interned in t; a prefix
-// below another one is left out, the other's value holding it.
-func (ps prefixSet) list(t *prefixTable) []*sizePrefix {
+// list returns the paths in a fixed order, interned in t.
+func (ps pathSet) list(t *pathTable) []*sizePath {
 	keys := slices.Sorted(maps.Keys(ps))
-	out := make([]*sizePrefix, 0, len(keys))
+	out := make([]*sizePath, 0, len(keys))
 	for _, k := range keys {
-		p := ps[k]
-		if n := len(out); n > 0 && out[n-1].root == p.root && hasPrefix(p.fields, out[n-1].fields) {
-			continue
-		}
-		out = append(out, t.intern(k, p))
+		out = append(out, t.intern(k, ps[k]))
 	}
 	return out
 }
 
-// hasPrefix reports whether fields starts with prefix.
-func hasPrefix(fields, prefix []string) bool {
-	return len(fields) >= len(prefix) && slices.Equal(fields[:len(prefix)], prefix)
-}
-
-// pathPrefix returns the field names that start a cost estimator path
-// (without its root), up to the first synthetic element.
-func pathPrefix(path []string) []string {
+// pathSteps turns the steps of a cost estimator path (after its root or
+// variable) into sizePath steps.
+func pathSteps(path []string) []string {
+	steps := make([]string, len(path))
 	for i, f := range path {
 		if strings.HasPrefix(f, "@") {
-			return path[:i]
+			f = wildcardStep
 		}
+		steps[i] = f
 	}
-	return path
+	return steps
 }
 
-// valuePrefixes returns the prefixes holding every value e, an input path
-// (see isInputPath), can take. A chain of field selections from an input
-// gives itself; an index or a conditional closes the chain, so that later
-// selections are inside the value at the prefix.
-func valuePrefixes(e celast.Expr, variables map[string]*Program) prefixSet {
-	ps := prefixSet{}
-	var walk func(e celast.Expr) (root inputRoots, fields []string, open bool)
-	walk = func(e celast.Expr) (inputRoots, []string, bool) {
+// valuePaths adds to ps the paths of every value e, an input path (see
+// isInputPath), can take: selections add their field, indexes a wildcard,
+// and a conditional both branches.
+func valuePaths(ps pathSet, e celast.Expr, variables map[string]*Program) {
+	var walk func(e celast.Expr, rest []string)
+	walk = func(e celast.Expr, rest []string) {
 		switch e.Kind() {
 		case celast.IdentKind:
 			if r := rootNames[e.AsIdent()]; r != 0 {
-				return r, nil, true
+				ps.add(r, rest)
 			}
 		case celast.SelectKind:
 			sel := e.AsSelect()
 			if op := sel.Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == VariablesVar {
 				if v := variables[sel.FieldName()]; v != nil {
-					ps.addAll(v.valuePrefixes)
+					ps.addUnder(v.valuePaths, rest)
 				}
-				return 0, nil, false
+				return
 			}
-			r, fields, open := walk(sel.Operand())
-			if r != 0 && open {
-				return r, append(fields, sel.FieldName()), true
-			}
-			return r, fields, false
+			walk(sel.Operand(), slices.Concat([]string{sel.FieldName()}, rest))
 		case celast.CallKind:
 			call := e.AsCall()
 			switch {
 			case call.FunctionName() == "_[_]" && len(call.Args()) == 2:
-				r, fields, _ := walk(call.Args()[0])
-				return r, fields, false
+				walk(call.Args()[0], slices.Concat([]string{wildcardStep}, rest))
 			case call.FunctionName() == "_?_:_" && len(call.Args()) == 3:
-				for _, branch := range call.Args()[1:] {
-					if r, fields, _ := walk(branch); r != 0 {
-						ps.add(r, fields)
-					}
-				}
+				walk(call.Args()[1], rest)
+				walk(call.Args()[2], rest)
 			}
 		}
-		return 0, nil, false
 	}
-	if r, fields, _ := walk(e); r != 0 {
-		ps.add(r, fields)
-	}
-	return ps
+	walk(e, nil)
 }
 
 // variablesRead returns the names of the variables e selects
@@ -375,10 +362,9 @@ func isInputPath(e celast.Expr, variables map[string]*Program) bool {
 // inputs' bound. cel-go knows no element size for a call's result, and
 // `list.all(e, e ...)` over split strings is common in policies.
 //
-// It also returns the prefixes of the split strings.
-func inputPieces(root celast.Expr, variables map[string]*Program) (map[int64]bool, prefixSet) {
+// It adds the paths of the split strings to ps.
+func inputPieces(ps pathSet, root celast.Expr, variables map[string]*Program) map[int64]bool {
 	var ids map[int64]bool
-	var targets prefixSet
 	celast.PreOrderVisit(root, celast.NewExprVisitor(func(e celast.Expr) {
 		if e.Kind() != celast.ComprehensionKind {
 			return
@@ -392,12 +378,7 @@ func inputPieces(root celast.Expr, variables map[string]*Program) (map[int64]boo
 			!isInputPath(r.AsCall().Target(), variables) {
 			return
 		}
-		if targets == nil {
-			targets = prefixSet{}
-		}
-		for k, p := range valuePrefixes(r.AsCall().Target(), variables) {
-			targets[k] = p
-		}
+		valuePaths(ps, r.AsCall().Target(), variables)
 		name := comp.IterVar()
 		for _, body := range []celast.Expr{comp.LoopCondition(), comp.LoopStep()} {
 			markIdent(body, name, func(id int64) {
@@ -408,7 +389,7 @@ func inputPieces(root celast.Expr, variables map[string]*Program) (map[int64]boo
 			})
 		}
 	}))
-	return ids, targets
+	return ids
 }
 
 // markIdent calls mark for each identifier name in e that is not shadowed
@@ -468,8 +449,8 @@ type inputSizes struct {
 	variables map[string]*Program
 	// pieces are the identifiers that stand for parts of input strings.
 	pieces map[int64]bool
-	// read collects the prefixes of the values given the bound.
-	read prefixSet
+	// read collects the paths of the values given the bound.
+	read pathSet
 }
 
 func (s inputSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
@@ -484,12 +465,12 @@ func (s inputSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 		return nil
 	}
 	if r := rootNames[path[0]]; r != 0 {
-		s.read.add(r, pathPrefix(path[1:]))
+		s.read.add(r, pathSteps(path[1:]))
 		return &checker.SizeEstimate{Min: 0, Max: s.bound}
 	}
 	if path[0] == VariablesVar && len(path) >= 2 {
 		if v := s.variables[path[1]]; v != nil && v.inputPath {
-			s.read.addAll(v.valuePrefixes)
+			s.read.addUnder(v.valuePaths, pathSteps(path[2:]))
 			return &checker.SizeEstimate{Min: 0, Max: s.bound}
 		}
 	}

@@ -28,10 +28,11 @@
 // reached. Compile therefore also estimates an upper bound of each
 // expression's cost, for inputs of unknown size and for inputs whose
 // strings, lists and maps hold at most 16, 64, ... 65,536 elements. A batch
-// made [Batch.Untracked] sizes, with [SizeBound], the parts of the inputs
-// the estimate depends on (the values at the chains of fields it selects,
-// such as object.spec.template.spec.containers, rather than whole objects)
-// and runs the expression untracked when its bound is at most
+// made [Batch.Untracked] measures the sizes the estimate depends on, those
+// of the values at the paths the expression reads (the number of
+// object.spec.template.spec.containers and the length of each of their
+// images, say, rather than every string and list of the object), and runs
+// the expression untracked when its bound is at most
 // half the per-call limit, charging the bound to the budget. If those
 // charges would exhaust the budget, Eval returns [ErrNeedsTracking] and the
 // caller evaluates the batch again, tracked, so every limit is decided on

@@ -149,8 +149,8 @@ type Env struct {
 	// custom is set when Options.Extra added functions whose costs no
 	// estimate knows, so every evaluation is tracked.
 	custom bool
-	// prefixes numbers the size prefixes of the programs compiled.
-	prefixes *prefixTable
+	// paths numbers the size paths of the programs compiled.
+	paths *pathTable
 }
 
 // New builds the environments of the chosen Kubernetes version.
@@ -162,7 +162,7 @@ func New(opts Options) (*Env, error) {
 	if v < MinVersion || v > MaxVersion {
 		return nil, fmt.Errorf("unsupported Kubernetes version %s: supported versions are %s to %s", v, MinVersion, MaxVersion)
 	}
-	e := &Env{version: v, envs: make(map[declKey]*cel.Env, 8), custom: len(opts.Extra) > 0, prefixes: &prefixTable{}}
+	e := &Env{version: v, envs: make(map[declKey]*cel.Env, 8), custom: len(opts.Extra) > 0, paths: &pathTable{}}
 	for _, mode := range []Mode{StoredExpressions, NewExpressions} {
 		// A server of version v stores what it knows (every option of v that
 		// is not removed by v); it accepts new expressions as of v-1.

@@ -105,8 +105,9 @@ func (b *Batch) Release() {
 // (and variable) whose estimated cost bound for the inputs' sizes is far
 // below the per-call limit; that gives the same values and errors in well
 // under half the time, and charges the bound instead of the measured cost.
-// The batch sizes the parts of the inputs the bounds depend on with
-// [SizeBound] and remembers them in sizes, which may be nil and may be
+// The batch measures the sizes the bounds depend on (of the values at the
+// paths each expression reads, or with [SizeBound] of whole inputs it
+// cannot follow) and remembers them in sizes, which may be nil and may be
 // shared by the batches of one request. When the charges would exhaust the
 // budget, Eval returns [ErrNeedsTracking]. Call Untracked before the first
 // Eval.
@@ -130,12 +131,12 @@ func (b *Batch) programClass(p *Program) sizeClass {
 	if p.sizeFree {
 		return noSizeClass
 	}
-	if p.prefixes == nil {
+	if p.paths == nil {
 		return noSizeClass // not estimated: never untracked
 	}
 	var bound uint64
-	for _, pre := range p.prefixes {
-		bound = max(bound, b.sizes.prefixBound(pre, b.root(pre.root)))
+	for _, path := range p.paths {
+		bound = max(bound, b.sizes.pathBound(path, b.root(path.root)))
 	}
 	return classFor(bound)
 }
@@ -157,35 +158,131 @@ func (b *Batch) root(r inputRoots) any {
 	return nil
 }
 
-// fieldsOf follows field names from an input value as a selection would,
-// without evaluating anything but the inputs' own lazy parts. A missing
-// field gives nil: no value is there for an expression to read, since
-// selections look fields up exactly as fieldsOf does. It returns false for
-// values of forms it does not read.
-func fieldsOf(v any, pre *sizePrefix) (any, bool) {
-	for i, f := range pre.fields {
+// sizesAt returns the largest size of the values at path's steps from
+// step on, starting at v, as CEL's cost model measures a value's size (not
+// what it holds). Steps are followed as selections follow fields: a
+// missing field or a null holds nothing an expression can read and adds
+// nothing. It returns false for values of forms it does not read.
+func sizesAt(v any, path *sizePath, step int) (uint64, bool) {
+	for ; step < len(path.fields); step++ {
 		if l, ok := v.(Lazy); ok {
 			v = l()
 		}
+		if path.keys[step] == nil {
+			return wildcardSizes(v, path, step)
+		}
 		switch m := v.(type) {
 		case nil, types.Null:
-			return nil, true
+			return 0, true
 		case map[string]any:
-			v = m[f]
+			v = m[path.fields[step]]
 		case traits.Mapper:
-			c, ok := m.Find(pre.keys[i])
+			c, ok := m.Find(path.keys[step])
 			switch {
 			case !ok:
-				return nil, true
+				return 0, true
 			case types.IsError(c):
-				return nil, false
+				return 0, false
 			}
 			v = c
 		default:
-			return nil, false
+			return 0, false
 		}
 	}
-	return v, true
+	return ownSize(v)
+}
+
+// wildcardSizes is sizesAt for a wildcard at step: every element of a
+// list, every value of a map and, when the path ends there, its keys.
+func wildcardSizes(v any, path *sizePath, step int) (uint64, bool) {
+	last := step == len(path.fields)-1
+	var b uint64
+	each := func(e any) bool {
+		x, ok := sizesAt(e, path, step+1)
+		b = max(b, x)
+		return ok
+	}
+	switch m := v.(type) {
+	case nil, types.Null:
+		return 0, true
+	case []any:
+		for _, e := range m {
+			if !each(e) {
+				return 0, false
+			}
+		}
+	case map[string]any:
+		for k, e := range m {
+			if last {
+				b = max(b, uint64(len(k)))
+			}
+			if !each(e) {
+				return 0, false
+			}
+		}
+	case traits.Lister:
+		n, ok := m.Size().(types.Int)
+		if !ok {
+			return 0, false
+		}
+		for i := range int64(n) {
+			if !each(m.Get(types.Int(i))) {
+				return 0, false
+			}
+		}
+	case traits.Mapper:
+		for it := m.Iterator(); it.HasNext() == types.True; {
+			k := it.Next()
+			if last {
+				x, ok := ownSize(k)
+				if !ok {
+					return 0, false
+				}
+				b = max(b, x)
+			}
+			if !each(m.Get(k)) {
+				return 0, false
+			}
+		}
+	default:
+		return 0, false
+	}
+	return b, true
+}
+
+// ownSize is the size CEL's cost model gives v: the length of a string or
+// bytes, the number of elements or entries of a list or map, nothing for
+// other values. It returns false for values of forms it does not know.
+func ownSize(v any) (uint64, bool) {
+	switch x := v.(type) {
+	case nil, bool, int64, float64, types.Null, types.Bool, types.Int, types.Uint, types.Double:
+		return 0, true
+	case string:
+		return uint64(len(x)), true
+	case []byte:
+		return uint64(len(x)), true
+	case []any:
+		return uint64(len(x)), true
+	case map[string]any:
+		return uint64(len(x)), true
+	case types.String:
+		return uint64(len(x)), true
+	case types.Bytes:
+		return uint64(len(x)), true
+	case traits.Sizer:
+		return sizeOfSize(x.Size()), true
+	case *types.Optional:
+		if x.HasValue() {
+			return ownSize(x.GetValue())
+		}
+		return 0, true
+	case ref.Val:
+		if types.IsError(x) {
+			return 0, false
+		}
+		return 0, true // scalars, optionals without value, types
+	}
+	return 0, false
 }
 
 // Skip charges p's estimated bound to the budget without evaluating p, for

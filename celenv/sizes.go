@@ -8,21 +8,21 @@ import (
 
 // Sizes remembers the size bounds that untracked batches (see
 // [Batch.Untracked]) work out for the inputs of one request, so that the
-// batches of its policies size each value once: the value at
-// object.spec.template.spec.containers is the same for every policy that
-// reads it. The zero value is ready to use. A Sizes belongs to one
+// batches of its policies size each path once: the images at
+// object.spec.template.spec.containers[*].image are the same for every
+// policy that reads them. The zero value is ready to use. A Sizes belongs to one
 // goroutine; call Reset before reusing it for another request, whose values
 // may sit at the same addresses.
 type Sizes struct {
 	gen uint32
-	// byPrefix is indexed by the prefixes' IDs; an entry holds for the
-	// root value at root while its gen is the current one.
-	byPrefix []prefixEntry
+	// byPath is indexed by the paths' IDs; an entry holds for the root
+	// value at root while its gen is the current one.
+	byPath []pathEntry
 	// values are whole input values sized, by identity.
 	values []valueEntry
 }
 
-type prefixEntry struct {
+type pathEntry struct {
 	gen   uint32
 	root  unsafe.Pointer
 	bound uint64
@@ -38,7 +38,7 @@ func (s *Sizes) Reset() {
 	s.gen++
 	if s.gen == 0 {
 		// After 2^32 resets old entries could look current again.
-		clear(s.byPrefix)
+		clear(s.byPath)
 		s.gen = 1
 	}
 	clear(s.values)
@@ -82,10 +82,10 @@ func (s *Sizes) bound(v any) uint64 {
 	return b
 }
 
-// prefixBound returns the bound of the value at pre in the input root, or
-// of the whole root when the value cannot be found by field names,
-// remembered by pre and the root's identity.
-func (s *Sizes) prefixBound(pre *sizePrefix, root any) uint64 {
+// pathBound returns the largest size at the end of path in the input
+// root, or the bound of the whole root when the path cannot be followed,
+// remembered by path and the root's identity.
+func (s *Sizes) pathBound(path *sizePath, root any) uint64 {
 	if f, ok := root.(Lazy); ok {
 		root = f()
 	}
@@ -94,53 +94,51 @@ func (s *Sizes) prefixBound(pre *sizePrefix, root any) uint64 {
 		if s.gen == 0 {
 			s.gen = 1 // the zero Sizes, never Reset
 		}
-		if key = identity(root); pre.id < 0 {
+		if key = identity(root); path.id < 0 {
 			key = nil
-		} else if key != nil && int(pre.id) < len(s.byPrefix) {
-			if e := s.byPrefix[pre.id]; e.gen == s.gen && e.root == key {
+		} else if key != nil && int(path.id) < len(s.byPath) {
+			if e := s.byPath[path.id]; e.gen == s.gen && e.root == key {
 				return e.bound
 			}
 		}
 	}
-	var b uint64
-	if at, ok := fieldsOf(root, pre); ok {
-		b = s.bound(at)
-	} else {
+	b, ok := sizesAt(root, path, 0)
+	if !ok {
 		b = s.bound(root)
 	}
 	if key != nil {
-		if n := int(pre.id) + 1; n > len(s.byPrefix) {
-			s.byPrefix = append(s.byPrefix, make([]prefixEntry, n-len(s.byPrefix))...)
+		if n := int(path.id) + 1; n > len(s.byPath) {
+			s.byPath = append(s.byPath, make([]pathEntry, n-len(s.byPath))...)
 		}
-		s.byPrefix[pre.id] = prefixEntry{gen: s.gen, root: key, bound: b}
+		s.byPath[path.id] = pathEntry{gen: s.gen, root: key, bound: b}
 	}
 	return b
 }
 
-// maxPrefixIDs bounds the prefixes an Env numbers, and so the memory of a
-// Sizes; programs compiled after that size their prefixes without memo.
-const maxPrefixIDs = 4096
+// maxPathIDs bounds the paths an Env numbers, and so the memory of a
+// Sizes; programs compiled after that size their paths without memo.
+const maxPathIDs = 4096
 
-// prefixTable numbers the prefixes of an Env's programs, so that equal
-// chains in every program share one ID (and one entry of Sizes.byPrefix).
-type prefixTable struct {
+// pathTable numbers the size paths of an Env's programs, so that equal
+// paths in every program share one ID (and one entry of Sizes.byPath).
+type pathTable struct {
 	mu  sync.Mutex
-	ids map[string]*sizePrefix
+	ids map[string]*sizePath
 }
 
-// intern returns the shared prefix equal to p, whose key is key.
-func (t *prefixTable) intern(key string, p sizePrefix) *sizePrefix {
+// intern returns the shared path equal to p, whose key is key.
+func (t *pathTable) intern(key string, p sizePath) *sizePath {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if q, ok := t.ids[key]; ok {
 		return q
 	}
-	if len(t.ids) >= maxPrefixIDs {
+	if len(t.ids) >= maxPathIDs {
 		p.id = -1
 		return &p
 	}
 	if t.ids == nil {
-		t.ids = map[string]*sizePrefix{}
+		t.ids = map[string]*sizePath{}
 	}
 	p.id = int32(len(t.ids))
 	t.ids[key] = &p
