@@ -169,6 +169,9 @@ type sizePath struct {
 	keys []ref.Val
 	// id numbers the path in its Env, for Sizes; -1 when not numbered.
 	id int32
+	// stem is the path of the field steps this one starts with (see
+	// pathTable.intern), or nil.
+	stem *sizePath
 }
 
 // wildcardStep stands for every element, key or value of a list or map.
@@ -177,8 +180,13 @@ const wildcardStep = "@"
 // pathSet collects paths without repetition.
 type pathSet map[string]sizePath
 
+// pathKey identifies a path in a pathSet and a pathTable.
+func pathKey(root inputRoots, fields []string) string {
+	return string(rune('0'+root)) + "\x00" + strings.Join(fields, "\x00")
+}
+
 func (ps pathSet) add(root inputRoots, fields []string) {
-	key := string(rune('0'+root)) + "\x00" + strings.Join(fields, "\x00")
+	key := pathKey(root, fields)
 	if _, ok := ps[key]; !ok {
 		p := sizePath{root: root, fields: slices.Clone(fields), keys: make([]ref.Val, len(fields))}
 		for i, f := range fields {

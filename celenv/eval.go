@@ -165,31 +165,66 @@ func (b *Batch) root(r inputRoots) any {
 // nothing. It returns false for values of forms it does not read.
 func sizesAt(v any, path *sizePath, step int) (uint64, bool) {
 	for ; step < len(path.fields); step++ {
-		if l, ok := v.(Lazy); ok {
-			v = l()
-		}
 		if path.keys[step] == nil {
+			if l, ok := v.(Lazy); ok {
+				v = l()
+			}
 			return wildcardSizes(v, path, step)
 		}
-		switch m := v.(type) {
-		case nil, types.Null:
-			return 0, true
-		case map[string]any:
-			v = m[path.fields[step]]
-		case traits.Mapper:
-			c, ok := m.Find(path.keys[step])
-			switch {
-			case !ok:
-				return 0, true
-			case types.IsError(c):
-				return 0, false
-			}
-			v = c
-		default:
-			return 0, false
+		var st stepResult
+		if v, st = selectStep(v, path, step); st != stepFound {
+			return 0, st == stepAbsent
 		}
 	}
 	return ownSize(v)
+}
+
+type stepResult uint8
+
+const (
+	stepFound stepResult = iota
+	// stepAbsent: nothing is there (a missing field, a null).
+	stepAbsent
+	// stepUnknown: a value selectStep does not read.
+	stepUnknown
+)
+
+// selectStep selects path's field at step from v, as a selection would.
+func selectStep(v any, path *sizePath, step int) (any, stepResult) {
+	if l, ok := v.(Lazy); ok {
+		v = l()
+	}
+	switch m := v.(type) {
+	case nil, types.Null:
+		return nil, stepAbsent
+	case map[string]any:
+		c, ok := m[path.fields[step]]
+		if !ok {
+			return nil, stepAbsent
+		}
+		return c, stepFound
+	case traits.Mapper:
+		c, ok := m.Find(path.keys[step])
+		switch {
+		case !ok:
+			return nil, stepAbsent
+		case types.IsError(c):
+			return nil, stepUnknown
+		}
+		return c, stepFound
+	}
+	return nil, stepUnknown
+}
+
+// valueAt follows the field steps of path from v.
+func valueAt(v any, path *sizePath) (any, stepResult) {
+	for step := range path.fields {
+		var st stepResult
+		if v, st = selectStep(v, path, step); st != stepFound {
+			return nil, st
+		}
+	}
+	return v, stepFound
 }
 
 // wildcardSizes is sizesAt for a wildcard at step: every element of a

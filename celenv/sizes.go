@@ -2,6 +2,7 @@ package celenv
 
 import (
 	"reflect"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -18,8 +19,18 @@ type Sizes struct {
 	// byPath is indexed by the paths' IDs; an entry holds for the root
 	// value at root while its gen is the current one.
 	byPath []pathEntry
+	// stems, indexed like byPath, hold the values at the paths that are
+	// the field steps other paths start with.
+	stems []stemEntry
 	// values are whole input values sized, by identity.
 	values []valueEntry
+}
+
+type stemEntry struct {
+	gen  uint32
+	root unsafe.Pointer
+	v    any
+	st   stepResult
 }
 
 type pathEntry struct {
@@ -39,10 +50,13 @@ func (s *Sizes) Reset() {
 	if s.gen == 0 {
 		// After 2^32 resets old entries could look current again.
 		clear(s.byPath)
+		clear(s.stems)
 		s.gen = 1
 	}
 	clear(s.values)
 	s.values = s.values[:0]
+	// The stems' values would pin the last request's objects.
+	clear(s.stems)
 }
 
 // identity returns what identifies v for the memo: the address of its map
@@ -102,7 +116,17 @@ func (s *Sizes) pathBound(path *sizePath, root any) uint64 {
 			}
 		}
 	}
-	b, ok := sizesAt(root, path, 0)
+	b, ok := uint64(0), false
+	if path.stem != nil {
+		switch v, st := s.stemValue(path.stem, root, key); st {
+		case stepFound:
+			b, ok = sizesAt(v, path, len(path.stem.fields))
+		case stepAbsent:
+			b, ok = 0, true
+		}
+	} else {
+		b, ok = sizesAt(root, path, 0)
+	}
 	if !ok {
 		b = s.bound(root)
 	}
@@ -113,6 +137,27 @@ func (s *Sizes) pathBound(path *sizePath, root any) uint64 {
 		s.byPath[path.id] = pathEntry{gen: s.gen, root: key, bound: b}
 	}
 	return b
+}
+
+// stemValue returns the value at stem in root, remembered by stem and the
+// root's identity key (nil: not remembered): paths that share their field
+// steps, such as those into each container of a pod spec, follow them
+// once per request.
+func (s *Sizes) stemValue(stem *sizePath, root any, key unsafe.Pointer) (any, stepResult) {
+	if s == nil || key == nil || stem.id < 0 {
+		return valueAt(root, stem)
+	}
+	if int(stem.id) < len(s.stems) {
+		if e := s.stems[stem.id]; e.gen == s.gen && e.root == key {
+			return e.v, e.st
+		}
+	}
+	v, st := valueAt(root, stem)
+	if n := int(stem.id) + 1; n > len(s.stems) {
+		s.stems = append(s.stems, make([]stemEntry, n-len(s.stems))...)
+	}
+	s.stems[stem.id] = stemEntry{gen: s.gen, root: key, v: v, st: st}
+	return v, st
 }
 
 // maxPathIDs bounds the paths an Env numbers, and so the memory of a
@@ -130,8 +175,23 @@ type pathTable struct {
 func (t *pathTable) intern(key string, p sizePath) *sizePath {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.internLocked(key, p)
+}
+
+// internLocked is intern with t.mu held. A new path gets its stem: the
+// path of the field steps it starts with, up to its first wildcard or its
+// last step, when there are any. Shared paths never change afterwards.
+func (t *pathTable) internLocked(key string, p sizePath) *sizePath {
 	if q, ok := t.ids[key]; ok {
 		return q
+	}
+	k := len(p.fields) - 1
+	if i := slices.Index(p.fields, wildcardStep); i >= 0 {
+		k = i
+	}
+	if k > 0 {
+		stem := sizePath{root: p.root, fields: p.fields[:k:k], keys: p.keys[:k:k]}
+		p.stem = t.internLocked(pathKey(stem.root, stem.fields), stem)
 	}
 	if len(t.ids) >= maxPathIDs {
 		p.id = -1
