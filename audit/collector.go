@@ -2,6 +2,8 @@ package audit
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -108,5 +110,25 @@ func (c *Collector) Annotations() []Annotation {
 // key by the API server (checkKeyFormat in k8s.io/apiserver
 // pkg/admission/attributes.go).
 func validKey(key string) bool {
-	return strings.Count(key, "/") == 1 && len(validation.IsQualifiedName(key)) == 0
+	if v, ok := validKeys.Load(key); ok {
+		return v.(bool)
+	}
+	valid := strings.Count(key, "/") == 1 && len(validation.IsQualifiedName(key)) == 0
+	// The keys are policy names and their annotation keys, few and
+	// repeated every request; the regular expression costs more than the
+	// rest of collecting.
+	if validKeyCount.Load() < maxValidKeys {
+		if _, loaded := validKeys.LoadOrStore(key, valid); !loaded {
+			validKeyCount.Add(1)
+		}
+	}
+	return valid
 }
+
+// validKeys memoizes validKey for up to maxValidKeys keys.
+var (
+	validKeys     sync.Map // string -> bool
+	validKeyCount atomic.Int32
+)
+
+const maxValidKeys = 4096
