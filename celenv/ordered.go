@@ -35,6 +35,10 @@ func newOrderedAdapter(base types.Adapter) types.Adapter {
 // ordered too; everything else goes to the base adapter.
 func (a orderedAdapter) NativeToValue(v any) ref.Val {
 	switch v := v.(type) {
+	case *typedMap, *typedList, types.String, types.Int, types.Bool, types.Double, types.Null:
+		// Already CEL values, as the base adapter would return them;
+		// cel-go adapts every field it selects, so these come first.
+		return v.(ref.Val)
 	case map[string]any:
 		return &orderedMap{Mapper: types.NewStringInterfaceMap(a, v), m: v}
 	case []any:
