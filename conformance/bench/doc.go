@@ -8,9 +8,11 @@
 // the decision both must reach; the benchmarks assert it on every
 // iteration.
 //
-// The benchmarks live in bench_test.go and run only with -bench:
+// The benchmarks live in bench_test.go and run only with -bench, best as
+// run.sh runs them, each side once per fresh process so that the sides
+// alternate on a machine whose speed drifts:
 //
-//	go test -run '^$' -bench . -count 6 ./bench
+//	sh bench/run.sh > bench.txt && sh bench/compare.sh bench.txt
 //
 // BenchmarkUpstream/<workload> calls the real plugin's Validate on a
 // prepared cluster (fake informers, policies compiled), BenchmarkVapkit/<workload>
