@@ -57,16 +57,28 @@ func TestCostBounds(t *testing.T) {
 // a short name.
 var heavyRegex = "^(" + strings.Repeat("a|", 4000) + "b)$"
 
-// evaluateHeavy loads a policy with the given spec body (after
-// matchConstraints for CREATE of ConfigMaps) bound with Deny, and evaluates
-// the CREATE of a ConfigMap named name with a 600-byte annotation, first
-// untracked where the estimates allow, then with every cost measured.
+// evaluateHeavy evaluates, with evaluateConfigMapCreate, the CREATE of a
+// ConfigMap named name with a 600-byte annotation, first untracked where
+// the estimates allow, then with every cost measured.
 func evaluateHeavy(t *testing.T, specBody, name string) (fast, measured *policy.Decision) {
+	t.Helper()
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: map[string]string{"note": strings.Repeat("x", 600)}},
+	}
+	return evaluateConfigMapCreate(t, specBody, cm, policy.Options{}),
+		evaluateConfigMapCreate(t, specBody, cm, policy.Options{MeasureCost: true})
+}
+
+// evaluateConfigMapCreate loads a policy with the given spec body (after
+// matchConstraints for CREATE of ConfigMaps) bound with Deny, and evaluates
+// the CREATE of cm.
+func evaluateConfigMapCreate(t *testing.T, specBody string, cm *corev1.ConfigMap, opts policy.Options) *policy.Decision {
 	t.Helper()
 	doc := `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata:
-  name: heavy
+  name: cm
 spec:
   matchConstraints:
     resourceRules:
@@ -78,35 +90,28 @@ spec:
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
 metadata:
-  name: heavy
+  name: cm
 spec:
-  policyName: heavy
+  policyName: cm
   validationActions: [Deny]
 `
-	m, err := policy.Load([]byte(doc), "heavy.yaml")
+	m, err := policy.Load([]byte(doc), "cm.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm := &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: map[string]string{"note": strings.Repeat("x", 600)}},
+	tester, err := policy.NewTester(m, opts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	decide := func(measure bool) *policy.Decision {
-		tester, err := policy.NewTester(m, policy.Options{MeasureCost: measure})
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := tester.Request(admissionv1.Create, cm, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := tester.Evaluator().Evaluate(t.Context(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
+	req, err := tester.Request(admissionv1.Create, cm, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return decide(false), decide(true)
+	d, err := tester.Evaluator().Evaluate(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // TestUntrackedRetry builds a policy whose match conditions are each well
@@ -231,44 +236,7 @@ func TestCostBoundsLongInputs(t *testing.T) {
 	costcheck.Take()
 	before := costcheck.Checked()
 	for _, expr := range exprs {
-		doc := fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: long
-spec:
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [""]
-      apiVersions: ["v1"]
-      operations: ["CREATE"]
-      resources: ["configmaps"]
-  validations:
-  - expression: %q
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: long
-spec:
-  policyName: long
-  validationActions: [Deny]
-`, expr)
-		m, err := policy.Load([]byte(doc), "long.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tester, err := policy.NewTester(m, policy.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := tester.Request(admissionv1.Create, cm, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := tester.Evaluator().Evaluate(t.Context(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := evaluateConfigMapCreate(t, fmt.Sprintf("  validations:\n  - expression: %q\n", expr), cm, policy.Options{})
 		if !d.Allowed {
 			t.Errorf("%s: denied: %v", expr, d.Status.Message)
 		}
