@@ -24,6 +24,10 @@ type Sizes struct {
 	stems []stemEntry
 	// values are whole input values sized, by identity.
 	values []valueEntry
+	// used are the IDs whose byPath or stems entries this request set:
+	// Reset clears them, and only them, so that the entries pin no
+	// request's values and resetting costs what the request used.
+	used []int32
 }
 
 type stemEntry struct {
@@ -55,8 +59,15 @@ func (s *Sizes) Reset() {
 	}
 	clear(s.values)
 	s.values = s.values[:0]
-	// The stems' values would pin the last request's objects.
-	clear(s.stems)
+	for _, id := range s.used {
+		if int(id) < len(s.byPath) {
+			s.byPath[id] = pathEntry{}
+		}
+		if int(id) < len(s.stems) {
+			s.stems[id] = stemEntry{}
+		}
+	}
+	s.used = s.used[:0]
 }
 
 // identity returns what identifies v for the memo: the address of its map
@@ -135,6 +146,7 @@ func (s *Sizes) pathBound(path *sizePath, root any) uint64 {
 			s.byPath = append(s.byPath, make([]pathEntry, n-len(s.byPath))...)
 		}
 		s.byPath[path.id] = pathEntry{gen: s.gen, root: key, bound: b}
+		s.used = append(s.used, path.id)
 	}
 	return b
 }
@@ -157,6 +169,7 @@ func (s *Sizes) stemValue(stem *sizePath, root any, key unsafe.Pointer) (any, st
 		s.stems = append(s.stems, make([]stemEntry, n-len(s.stems))...)
 	}
 	s.stems[stem.id] = stemEntry{gen: s.gen, root: key, v: v, st: st}
+	s.used = append(s.used, stem.id)
 	return v, st
 }
 
