@@ -15,9 +15,8 @@ import (
 // goroutine; call Reset before reusing it for another request, whose values
 // may sit at the same addresses.
 type Sizes struct {
-	gen uint32
 	// byPath is indexed by the paths' IDs; an entry holds for the root
-	// value at root while its gen is the current one.
+	// value at root (nil: empty).
 	byPath []pathEntry
 	// stems, indexed like byPath, hold the values at the paths that are
 	// the field steps other paths start with.
@@ -25,20 +24,19 @@ type Sizes struct {
 	// values are whole input values sized, by identity.
 	values []valueEntry
 	// used are the IDs whose byPath or stems entries this request set:
-	// Reset clears them, and only them, so that the entries pin no
-	// request's values and resetting costs what the request used.
+	// Reset clears them, and only them, so that no entry outlives its
+	// request (neither matching a later one's values nor pinning its
+	// own) and resetting costs what the request used.
 	used []int32
 }
 
 type stemEntry struct {
-	gen  uint32
 	root unsafe.Pointer
 	v    any
 	st   stepResult
 }
 
 type pathEntry struct {
-	gen   uint32
 	root  unsafe.Pointer
 	bound uint64
 }
@@ -50,13 +48,6 @@ type valueEntry struct {
 
 // Reset forgets every size, keeping the memory for the next request.
 func (s *Sizes) Reset() {
-	s.gen++
-	if s.gen == 0 {
-		// After 2^32 resets old entries could look current again.
-		clear(s.byPath)
-		clear(s.stems)
-		s.gen = 1
-	}
 	clear(s.values)
 	s.values = s.values[:0]
 	for _, id := range s.used {
@@ -116,13 +107,10 @@ func (s *Sizes) pathBound(path *sizePath, root any) uint64 {
 	}
 	var key unsafe.Pointer
 	if s != nil {
-		if s.gen == 0 {
-			s.gen = 1 // the zero Sizes, never Reset
-		}
 		if key = identity(root); path.id < 0 {
 			key = nil
 		} else if key != nil && int(path.id) < len(s.byPath) {
-			if e := s.byPath[path.id]; e.gen == s.gen && e.root == key {
+			if e := s.byPath[path.id]; e.root == key {
 				return e.bound
 			}
 		}
@@ -145,7 +133,7 @@ func (s *Sizes) pathBound(path *sizePath, root any) uint64 {
 		if n := int(path.id) + 1; n > len(s.byPath) {
 			s.byPath = append(s.byPath, make([]pathEntry, n-len(s.byPath))...)
 		}
-		s.byPath[path.id] = pathEntry{gen: s.gen, root: key, bound: b}
+		s.byPath[path.id] = pathEntry{root: key, bound: b}
 		s.used = append(s.used, path.id)
 	}
 	return b
@@ -160,7 +148,7 @@ func (s *Sizes) stemValue(stem *sizePath, root any, key unsafe.Pointer) (any, st
 		return valueAt(root, stem)
 	}
 	if int(stem.id) < len(s.stems) {
-		if e := s.stems[stem.id]; e.gen == s.gen && e.root == key {
+		if e := s.stems[stem.id]; e.root == key {
 			return e.v, e.st
 		}
 	}
@@ -168,7 +156,7 @@ func (s *Sizes) stemValue(stem *sizePath, root any, key unsafe.Pointer) (any, st
 	if n := int(stem.id) + 1; n > len(s.stems) {
 		s.stems = append(s.stems, make([]stemEntry, n-len(s.stems))...)
 	}
-	s.stems[stem.id] = stemEntry{gen: s.gen, root: key, v: v, st: st}
+	s.stems[stem.id] = stemEntry{root: key, v: v, st: st}
 	s.used = append(s.used, stem.id)
 	return v, st
 }
