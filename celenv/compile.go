@@ -52,7 +52,6 @@ type Program struct {
 	// maxCost is the estimated upper bound of the cost for inputs of each
 	// size class; math.MaxUint64 when unbounded.
 	maxCost        [len(sizeClasses)]uint64
-	roots          inputRoots
 	readsVariables bool
 	// readsAuthorizer: the expression, or a variable it reads, uses
 	// authorizer or authorizer.requestResource.

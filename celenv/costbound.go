@@ -46,7 +46,8 @@ func classFor(bound uint64) sizeClass {
 	return noSizeClass
 }
 
-// inputRoots is a set of the input variables an expression reads.
+// inputRoots names input variables, one bit each; a size path starts at
+// one of them.
 type inputRoots uint8
 
 // The input variables whose sizes bound the cost of an expression.
@@ -88,8 +89,8 @@ func (p *Program) boundAt(c sizeClass) (uint64, bool) {
 	return b, b <= untrackedLimit
 }
 
-// estimateCosts fills p's cost estimates, the inputs, variables and
-// authorizer it reads, and inputPath from its checked AST.
+// estimateCosts fills p's cost estimates and size paths, whether it reads
+// variables or the authorizer, and inputPath from its checked AST.
 func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 	for i := range p.maxCost {
 		p.maxCost[i] = math.MaxUint64
@@ -98,7 +99,6 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 		if r == nil {
 			continue
 		}
-		p.roots |= rootNames[r.Name]
 		switch r.Name {
 		case VariablesVar:
 			p.readsVariables = true
@@ -110,7 +110,6 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 		read, all := variablesRead(checked.NativeRep().Expr())
 		for name, v := range s.variables {
 			if all || read[name] {
-				p.roots |= v.roots
 				p.readsAuthorizer = p.readsAuthorizer || v.readsAuthorizer
 			}
 		}
