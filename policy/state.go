@@ -1,0 +1,164 @@
+// Per-request state: what one Evaluate call computes and remembers, pooled
+// for its scratch buffers.
+
+package policy
+
+import (
+	"sync"
+
+	"github.com/google/cel-go/common/types/ref"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/vapkit/vapkit/audit"
+	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/matching"
+)
+
+// requestState is everything one Evaluate call computes and remembers.
+type requestState struct {
+	e     *Evaluator
+	req   *Request
+	attrs matching.Attributes
+	authz celenv.Authorizer
+
+	versioned []*versionedObjects // one per kind; requests rarely need two
+	params    map[runtime.Object]any
+
+	// requestVals are the request values built, per resource and kind;
+	// a request rarely needs more than one.
+	requestVals []requestVal
+	// lastLazy is the lazy request value of lastLazyKey: most policies
+	// of a request see the same resource and kind.
+	lastLazyKey requestKey
+	lastLazy    celenv.Lazy
+	options     any
+	optionsDone bool
+
+	nsLoaded           bool
+	ns                 *corev1.Namespace
+	nsWhole, nsTrimmed map[string]any // converted on first use
+	authzVal, rrVal    ref.Val
+	// sizes remembers the input sizes of untracked evaluations.
+	sizes celenv.Sizes
+	// results, msgPtrs, decisions and audits are reused by every policy
+	// evaluation.
+	results   []celenv.Result
+	msgPtrs   []*celenv.Result
+	decisions []decision
+	audits    []auditResult
+
+	denied      []deniedDecision
+	failures    []audit.ValidationFailure
+	warnings    warningRecorder
+	annotations map[string]string
+	trace       []PolicyTrace
+	// exprSlab holds the expression entries of the trace, carved out for
+	// each policy evaluation; exprHint is the size of its first
+	// allocation, enough for every candidate policy evaluated once.
+	exprSlab []ExprTrace
+	exprHint int
+}
+
+// statePool recycles requestStates for their scratch buffers and memos;
+// what a Decision keeps (warnings, annotations, trace) is never recycled.
+var statePool = sync.Pool{New: func() any { return new(requestState) }}
+
+// newRequestState returns a zeroed requestState for req that keeps only the
+// capacity of a recycled one's scratch.
+func newRequestState(e *Evaluator, req *Request) *requestState {
+	old := statePool.Get().(*requestState)
+	*old = requestState{
+		e:   e,
+		req: req,
+		attrs: matching.Attributes{
+			Operation:   string(req.Operation),
+			Resource:    req.Resource,
+			SubResource: req.SubResource,
+			Kind:        req.Kind,
+			Name:        req.Name,
+			Namespace:   req.Namespace,
+			Object:      req.Object,
+			OldObject:   req.OldObject,
+		},
+		authz:       celenv.NewCachingAuthorizer(e.opts.Authorizer),
+		versioned:   old.versioned[:0],
+		params:      old.params,
+		requestVals: old.requestVals[:0],
+		sizes:       old.sizes,
+		results:     old.results,
+		msgPtrs:     old.msgPtrs,
+		decisions:   old.decisions,
+		audits:      old.audits,
+		denied:      old.denied[:0],
+		failures:    old.failures[:0],
+	}
+	return old
+}
+
+// release clears what st references, so that the pool pins no request's
+// values, and returns st to the pool.
+func (st *requestState) release() {
+	clear(st.versioned[:cap(st.versioned)])
+	clear(st.params)
+	clear(st.requestVals[:cap(st.requestVals)])
+	st.sizes.Reset()
+	clear(st.results[:cap(st.results)])
+	clear(st.msgPtrs[:cap(st.msgPtrs)])
+	clear(st.decisions[:cap(st.decisions)])
+	clear(st.audits[:cap(st.audits)])
+	clear(st.denied[:cap(st.denied)])
+	clear(st.failures[:cap(st.failures)])
+	*st = requestState{
+		versioned: st.versioned, params: st.params, requestVals: st.requestVals, sizes: st.sizes, results: st.results, msgPtrs: st.msgPtrs,
+		decisions: st.decisions, audits: st.audits, denied: st.denied, failures: st.failures,
+	}
+	statePool.Put(st)
+}
+
+// exprTraces returns an empty slice with room for n expression entries,
+// carved from an allocation shared with other policy evaluations of the
+// request, since a trace entry per policy costs an allocation each.
+func (st *requestState) exprTraces(n int) []ExprTrace {
+	if n == 0 {
+		return nil
+	}
+	if cap(st.exprSlab)-len(st.exprSlab) < n {
+		st.exprSlab = make([]ExprTrace, 0, max(n, st.exprHint))
+		st.exprHint = 0 // later allocations are for what the hint missed
+	}
+	l := len(st.exprSlab)
+	st.exprSlab = st.exprSlab[:l+n]
+	return st.exprSlab[l : l : l+n]
+}
+
+// maxExprHint bounds the first trace allocation of a request.
+const maxExprHint = 512
+
+// annotate adds an audit annotation; like the API server's audit context it
+// keeps the first value when a key is added again with another value.
+func (st *requestState) annotate(key, value string) {
+	if st.annotations == nil {
+		st.annotations = map[string]string{}
+	}
+	if _, ok := st.annotations[key]; ok {
+		return
+	}
+	st.annotations[key] = value
+}
+
+// scratch returns n zeroed elements of *buf, growing it as needed.
+func scratch[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n, max(n, 2*cap(*buf)))
+	}
+	r := (*buf)[:n]
+	clear(r)
+	return r
+}
+
+// scratchResults returns n zeroed Results that stay valid until the next
+// call: each policy evaluation consumes its results before the next starts.
+func (st *requestState) scratchResults(n int) []celenv.Result {
+	return scratch(&st.results, n)
+}
