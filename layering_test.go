@@ -14,11 +14,11 @@ var allowedImports = map[string][]string{
 	"audit":           nil,
 	"params":          nil,
 	"matching":        nil,
-	"celenv":          {"celenv/internal/library", "internal/costcheck"},
+	"celenv":          {"celenv/internal/library", "internal/costcheck", "internal/patchtypes"},
 	"celenv/listtype": nil,
 	"policy": {"audit", "params", "matching", "celenv", "celenv/internal/library",
-		"internal/builtin", "internal/manifest", "internal/costcheck"},
-	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck"},
+		"internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes"},
+	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes"},
 }
 
 // forbiddenModules may never reach the library, directly or indirectly.

@@ -27,6 +27,11 @@ type Decls struct {
 	// Authorizer declares `authorizer` and `authorizer.requestResource`.
 	// Message expressions are compiled without it.
 	Authorizer bool
+	// PatchTypes declares the types MutatingAdmissionPolicy mutations
+	// build (`Object`, `Object.<path>`, `JSONPatch`) and the
+	// `jsonpatch.escapeKey` function, in every version, as the API server
+	// declares them for mutation expressions only.
+	PatchTypes bool
 }
 
 // CompileError is the reason an expression cannot be evaluated. Detail is the
@@ -96,7 +101,8 @@ type Scope struct {
 	mode      Mode
 	vars      *objectType
 	provider  *typeProvider
-	envs      map[bool]*cel.Env // keyed by authorizer
+	envs      map[bool]*cel.Env     // keyed by authorizer
+	patchEnvs map[*cel.Env]*cel.Env // envs with Decls.PatchTypes, keyed by the env they extend
 	variables map[string]*Program
 	order     []string
 }
@@ -151,7 +157,7 @@ func (s *Scope) AddVariable(name, expression string) *Program {
 // types. d.Params is ignored: the scope decides whether params exist.
 func (s *Scope) Compile(expression string, d Decls, want []*cel.Type) *Program {
 	p := &Program{expression: expression}
-	env, err := s.celEnv(d.Authorizer)
+	env, err := s.compileEnv(d)
 	if err != nil {
 		p.err = &CompileError{Detail: fmt.Sprintf("unexpected error loading CEL environment: %v", err)}
 		return p
