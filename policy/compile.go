@@ -110,9 +110,21 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 		e.converter = apiVersionConverter{}
 	}
 
-	var errs field.ErrorList
-	byName := map[string]*compiledPolicy{}
-	dropped := map[string]bool{}
+	byName, dropped, errs := e.compilePolicies(policies)
+	errs = append(errs, e.attachBindings(bindings, byName, dropped)...)
+	if len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	e.arrange(byName)
+	return e, nil
+}
+
+// compilePolicies compiles each policy into byName, and records as skipped
+// those the API server drops (named in dropped). errs are the entries
+// Compile refuses: nil policies and duplicate names.
+func (e *Evaluator) compilePolicies(policies []*admissionregistrationv1.ValidatingAdmissionPolicy) (byName map[string]*compiledPolicy, dropped map[string]bool, errs field.ErrorList) {
+	byName = map[string]*compiledPolicy{}
+	dropped = map[string]bool{}
 	for i, p := range policies {
 		path := field.NewPath("policies").Index(i)
 		if p == nil {
@@ -132,6 +144,15 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 			e.skipped = append(e.skipped, PolicyTrace{Policy: p.Name, Outcome: Skipped, Err: errDropped})
 		}
 	}
+	return byName, dropped, errs
+}
+
+// attachBindings gives each binding to its policy in byName; a binding
+// whose policy is missing or dropped is recorded as skipped and as an
+// issue. The errors are the entries Compile refuses: nil bindings and
+// duplicate names.
+func (e *Evaluator) attachBindings(bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding, byName map[string]*compiledPolicy, dropped map[string]bool) field.ErrorList {
+	var errs field.ErrorList
 	seen := map[string]bool{}
 	for i, b := range bindings {
 		path := field.NewPath("bindings").Index(i)
@@ -157,9 +178,13 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 		}
 		cp.bindings = append(cp.bindings, b.DeepCopy())
 	}
-	if len(errs) > 0 {
-		return nil, errs.ToAggregate()
-	}
+	return errs
+}
+
+// arrange puts the policies with bindings in name order, each with its
+// bindings in name order, and indexes them; policies without bindings are
+// recorded as unattached and skipped.
+func (e *Evaluator) arrange(byName map[string]*compiledPolicy) {
 	for _, cp := range byName {
 		if len(cp.bindings) == 0 {
 			e.unattached = append(e.unattached, cp.policy.Name)
@@ -181,13 +206,12 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 		entries[i] = matching.IndexEntry{ID: i, MatchResources: cp.policy.Spec.MatchConstraints}
 	}
 	e.index = matching.NewIndex(entries)
-	if opts.TraceUnmatched {
+	if e.opts.TraceUnmatched {
 		e.allIDs = make([]int, len(e.policies))
 		for i := range e.allIDs {
 			e.allIDs[i] = i
 		}
 	}
-	return e, nil
 }
 
 // Issues reports what the API server would tolerate but a careful author

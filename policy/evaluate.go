@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/audit"
@@ -111,104 +112,130 @@ func (e *Evaluator) exemptTrace() []PolicyTrace {
 func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 	mopts := matching.Options{Namespaces: st.e.opts.Namespaces, Resources: st.e.mapper}
 	cands := st.e.candidatesFor(&st.attrs)
-	for _, id := range cands {
-		cp := st.e.policies[id]
-		st.exprHint += len(cp.matchConditions) + cp.traced
-	}
-	st.exprHint = min(st.exprHint, maxExprHint)
-	visit := cands
-	if st.e.opts.TraceUnmatched {
-		st.trace = make([]PolicyTrace, 0, len(st.e.policies)+len(st.e.skipped))
-		visit = st.e.allIDs
-	} else {
-		st.trace = make([]PolicyTrace, 0, len(cands)+len(st.e.skipped))
-	}
+	visit := st.startTrace(cands)
 	for _, id := range visit {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		cp := st.e.policies[id]
-		name := cp.policy.Name
 		// Candidate IDs are sorted indexes into policies; with
 		// TraceUnmatched every policy is visited and the ones the index
 		// rules out are recorded as not matched.
 		if len(cands) == 0 || cands[0] != id {
-			st.trace = append(st.trace, PolicyTrace{Policy: name, Outcome: NotMatched})
+			st.trace = append(st.trace, PolicyTrace{Policy: cp.policy.Name, Outcome: NotMatched})
 			continue
 		}
 		cands = cands[1:]
-		res, err := matching.MatchPolicy(ctx, cp.policy, &st.attrs, mopts)
-		if err != nil {
-			st.configError(cp, nil, err)
-			continue
-		}
-		if !res.Matched {
-			st.trace = append(st.trace, PolicyTrace{Policy: name, Outcome: NotMatched})
-			continue
-		}
-		if cp.configErr != nil {
-			st.configError(cp, nil, cp.configErr)
-			continue
-		}
-		collector := audit.NewCollector(name)
-		for _, b := range cp.bindings {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			ok, err := matching.MatchBinding(ctx, b, &st.attrs, mopts)
-			if err != nil {
-				st.configError(cp, b, err)
-				continue
-			}
-			if !ok {
-				st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: NotMatched, Actions: b.Spec.ValidationActions})
-				continue
-			}
-			ps, err := params.Resolve(ctx, st.e.opts.Params, params.Request{
-				ParamKind:        cp.paramKind,
-				ParamRef:         b.Spec.ParamRef,
-				Namespaced:       cp.paramsScoped,
-				RequestNamespace: st.req.Namespace,
-			})
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				st.configError(cp, b, err)
-				continue
-			}
-			var vo *versionedObjects
-			if len(ps) > 0 {
-				vo, err = st.versionedFor(res.Kind)
-				if err != nil {
-					st.configError(cp, b, fmt.Errorf("failed to convert object version: %w", err))
-					continue
-				}
-			}
-			if err := st.loadNamespace(ctx); err != nil {
-				// The lookup failure aborts the whole request.
-				st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: Errored, Actions: b.Spec.ValidationActions,
-					Err: fmt.Errorf("namespace lookup failed; request aborted: %w", err)})
-				return err
-			}
-			if len(ps) == 0 {
-				st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: Skipped, Actions: b.Spec.ValidationActions,
-					Err: errors.New("no params found; parameterNotFoundAction allows the request")})
-			}
-			for _, p := range ps {
-				pv, pname := st.paramValue(cp, p)
-				tr := PolicyTrace{Policy: name, Binding: b.Name, Param: pname, Actions: b.Spec.ValidationActions}
-				r := st.validate(ctx, cp, res.Resource, vo, pv, &tr)
-				st.fold(cp, b, r, collector, &tr)
-				st.trace = append(st.trace, tr)
-			}
-		}
-		for _, a := range collector.Annotations() {
-			st.annotate(a.Key, a.Value)
+		if err := st.dispatchPolicy(ctx, cp, mopts); err != nil {
+			return err
 		}
 	}
 	st.trace = append(st.trace, st.e.skipped...)
 	return ctx.Err()
+}
+
+// startTrace sizes the trace and the first expression allocation for the
+// candidate policies cands, and returns the policies dispatch visits.
+func (st *requestState) startTrace(cands []int) []int {
+	for _, id := range cands {
+		cp := st.e.policies[id]
+		st.exprHint += len(cp.matchConditions) + cp.traced
+	}
+	st.exprHint = min(st.exprHint, maxExprHint)
+	if st.e.opts.TraceUnmatched {
+		st.trace = make([]PolicyTrace, 0, len(st.e.policies)+len(st.e.skipped))
+		return st.e.allIDs
+	}
+	st.trace = make([]PolicyTrace, 0, len(cands)+len(st.e.skipped))
+	return cands
+}
+
+// dispatchPolicy evaluates a candidate policy for each of its bindings that
+// matches, then publishes its audit annotations. The error aborts the
+// request.
+func (st *requestState) dispatchPolicy(ctx context.Context, cp *compiledPolicy, mopts matching.Options) error {
+	name := cp.policy.Name
+	res, err := matching.MatchPolicy(ctx, cp.policy, &st.attrs, mopts)
+	if err != nil {
+		st.configError(cp, nil, err)
+		return nil
+	}
+	if !res.Matched {
+		st.trace = append(st.trace, PolicyTrace{Policy: name, Outcome: NotMatched})
+		return nil
+	}
+	if cp.configErr != nil {
+		st.configError(cp, nil, cp.configErr)
+		return nil
+	}
+	collector := audit.NewCollector(name)
+	for _, b := range cp.bindings {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := st.dispatchBinding(ctx, cp, b, res, mopts, collector); err != nil {
+			return err
+		}
+	}
+	for _, a := range collector.Annotations() {
+		st.annotate(a.Key, a.Value)
+	}
+	return nil
+}
+
+// dispatchBinding evaluates cp for binding b, once per param, if b matches
+// the request; res is how the policy matched. The error aborts the request.
+func (st *requestState) dispatchBinding(ctx context.Context, cp *compiledPolicy, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding,
+	res matching.Result, mopts matching.Options, collector *audit.Collector) error {
+	name := cp.policy.Name
+	ok, err := matching.MatchBinding(ctx, b, &st.attrs, mopts)
+	if err != nil {
+		st.configError(cp, b, err)
+		return nil
+	}
+	if !ok {
+		st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: NotMatched, Actions: b.Spec.ValidationActions})
+		return nil
+	}
+	ps, err := params.Resolve(ctx, st.e.opts.Params, params.Request{
+		ParamKind:        cp.paramKind,
+		ParamRef:         b.Spec.ParamRef,
+		Namespaced:       cp.paramsScoped,
+		RequestNamespace: st.req.Namespace,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		st.configError(cp, b, err)
+		return nil
+	}
+	var vo *versionedObjects
+	if len(ps) > 0 {
+		vo, err = st.versionedFor(res.Kind)
+		if err != nil {
+			st.configError(cp, b, fmt.Errorf("failed to convert object version: %w", err))
+			return nil
+		}
+	}
+	if err := st.loadNamespace(ctx); err != nil {
+		// The lookup failure aborts the whole request.
+		st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: Errored, Actions: b.Spec.ValidationActions,
+			Err: fmt.Errorf("namespace lookup failed; request aborted: %w", err)})
+		return err
+	}
+	if len(ps) == 0 {
+		st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: Skipped, Actions: b.Spec.ValidationActions,
+			Err: errors.New("no params found; parameterNotFoundAction allows the request")})
+	}
+	for _, p := range ps {
+		pv, pname := st.paramValue(cp, p)
+		tr := PolicyTrace{Policy: name, Binding: b.Name, Param: pname, Actions: b.Spec.ValidationActions}
+		r := st.validate(ctx, cp, res.Resource, vo, pv, &tr)
+		st.fold(cp, b, r, collector, &tr)
+		st.trace = append(st.trace, tr)
+	}
+	return nil
 }
 
 // candidateKey is what the index's candidates for a request depend on.

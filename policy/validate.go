@@ -5,10 +5,8 @@ package policy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -28,17 +26,22 @@ type decision struct {
 	reason  metav1.StatusReason
 }
 
+// validateResult is what one evaluation contributes to the decision:
+// the validations' verdicts and the audit annotations.
 type validateResult struct {
 	decisions []decision
 	audits    []auditResult
 }
 
+// errorDecision is the result of an evaluation that failed as a whole with
+// msg: a denial unless the failurePolicy is Ignore.
 func (cp *compiledPolicy) errorDecision(msg string) validateResult {
 	return validateResult{decisions: []decision{{deny: cp.failurePolicy != admissionregistrationv1.Ignore, errored: true, message: msg}}}
 }
 
 // validate evaluates one (policy, binding, param), as the API server's
-// validator does.
+// validator does: match conditions, then validations with their messages,
+// then audit annotations.
 func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matched schema.GroupVersionResource, vo *versionedObjects, param any, tr *PolicyTrace) validateResult {
 	tr.Expressions = st.exprTraces(len(cp.matchConditions) + cp.traced)
 	in := &celenv.Input{Params: param}
@@ -59,9 +62,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 		mcIn.Authorizer, mcIn.RequestResource = authzVal, rrVal
 		matched, err := st.matchConditions(ctx, cp, &mcIn, vo, tr)
 		if err != nil {
-			tr.Outcome = Errored
-			tr.Err = err
-			return cp.errorDecision(err.Error())
+			return cp.failed(tr, err)
 		}
 		if !matched {
 			tr.Outcome = NotMatched
@@ -73,85 +74,16 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 		in.Namespace = celenv.Lazy(st.namespaceTrimmed)
 	}
 	if vo.err != nil {
-		tr.Outcome, tr.Err = Errored, vo.err
-		return cp.errorDecision(vo.err.Error())
+		return cp.failed(tr, vo.err)
 	}
 
 	// Validations, with the authorizer; then message expressions, on what
 	// is left and without the authorizer.
 	valIn := *in
 	valIn.Authorizer, valIn.RequestResource = authzVal, rrVal
-	var results []celenv.Result
-	var messages []*celenv.Result
-	var msgErr, err error
-	for _, untracked := range st.costPasses() {
-		results, messages, msgErr, err = st.evalValidations(ctx, cp, &valIn, in, untracked)
-		if !errors.Is(err, celenv.ErrNeedsTracking) {
-			break
-		}
-	}
+	out, err := st.runValidations(ctx, cp, &valIn, in, tr)
 	if err != nil {
-		tr.Outcome, tr.Err = Errored, err
-		return cp.errorDecision(err.Error())
-	}
-	for i := range results {
-		tr.addCost(results[i])
-		if messages[i] != nil {
-			tr.addCost(*messages[i])
-		}
-	}
-
-	// fold consumes out before the next evaluation reuses its slices.
-	out := validateResult{decisions: scratch(&st.decisions, len(cp.validations))}
-	tr.Outcome = Passed
-	for i, v := range cp.validations {
-		r := results[i]
-		et := ExprTrace{Path: v.path, Cost: r.Cost, CostEstimated: r.Estimated}
-		d := &out.decisions[i]
-		switch {
-		case r.Err != nil:
-			d.deny, d.errored, d.message = cp.failurePolicy != admissionregistrationv1.Ignore, true, r.Err.Error()
-			et.Outcome, et.Err = Errored, r.Err.Error()
-		case msgErr != nil:
-			d.deny, d.errored = cp.failurePolicy != admissionregistrationv1.Ignore, true
-			d.message = fmt.Sprintf("failed messageExpression: %s", msgErr)
-			et.Outcome, et.Err = Errored, d.message
-		case r.Value != types.True:
-			d.deny = true
-			d.reason = metav1.StatusReasonInvalid
-			if v.spec.Reason != nil {
-				d.reason = *v.spec.Reason
-			}
-			d.message = failureMessage(v, messages[i])
-			et.Outcome, et.Value = Failed, d.message
-		default:
-			et.Outcome, et.Value = Passed, "true"
-		}
-		if d.errored {
-			tr.Outcome = Errored
-		} else if d.deny && tr.Outcome != Errored {
-			tr.Outcome = Failed
-		}
-		tr.Expressions = append(tr.Expressions, et)
-	}
-	// Message expressions, after the validations as they were evaluated.
-	for i, v := range cp.validations {
-		m := messages[i]
-		if m == nil {
-			continue
-		}
-		et := ExprTrace{Path: v.msgPath, Cost: m.Cost, CostEstimated: m.Estimated, Outcome: Passed}
-		switch {
-		case m.Value == nil && m.Err == nil:
-			// Not evaluated: the validation passed, so the message is
-			// never shown (celenv.Batch.Skip).
-			et.Outcome = Skipped
-		case m.Err != nil:
-			et.Outcome, et.Err = Errored, m.Err.Error()
-		default:
-			et.Value = valueString(m.Value)
-		}
-		tr.Expressions = append(tr.Expressions, et)
+		return cp.failed(tr, err)
 	}
 
 	// Audit annotations: a fresh budget, no authorizer, the whole namespace.
@@ -160,46 +92,19 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 		if st.ns != nil {
 			audIn.Namespace = celenv.Lazy(st.namespaceWhole)
 		}
-		var results []celenv.Result
-		var err error
-		for _, untracked := range st.costPasses() {
-			results, err = st.evalBatch(ctx, cp.scope, &audIn, celenv.RuntimeBudget, untracked, cp.auditExprs)
-			if !errors.Is(err, celenv.ErrNeedsTracking) {
-				break
-			}
-		}
+		out.audits, err = st.runAudits(ctx, cp, &audIn, tr)
 		if err != nil {
-			tr.Outcome, tr.Err = Errored, err
-			return cp.errorDecision(err.Error())
-		}
-		out.audits = scratch(&st.audits, len(cp.audits))
-		for i, a := range cp.audits {
-			r := results[i]
-			tr.addCost(r)
-			ar := &out.audits[i]
-			ar.key = a.key
-			et := ExprTrace{Path: a.path, Cost: r.Cost, CostEstimated: r.Estimated, Outcome: Passed}
-			switch {
-			case r.Err != nil:
-				et.Outcome, et.Err = Errored, r.Err.Error()
-				if cp.failurePolicy != admissionregistrationv1.Ignore {
-					ar.err = r.Err.Error()
-				}
-			case r.Value.Type() == types.StringType:
-				if s := strings.TrimSpace(string(r.Value.(types.String))); s != "" {
-					ar.publish, ar.value = true, s
-					et.Value = s
-				}
-			case r.Value.Type() == types.NullType:
-				et.Value = "null"
-			default:
-				ar.err = fmt.Sprintf("valueExpression '%v' resulted in unsupported return type: %v. Return type must be either string or null.", a.expr.Expression(), r.Value.Type())
-				et.Outcome, et.Err = Errored, ar.err
-			}
-			tr.Expressions = append(tr.Expressions, et)
+			return cp.failed(tr, err)
 		}
 	}
 	return out
+}
+
+// failed records in tr an error that failed the whole evaluation and
+// returns its decision.
+func (cp *compiledPolicy) failed(tr *PolicyTrace, err error) validateResult {
+	tr.Outcome, tr.Err = Errored, err
+	return cp.errorDecision(err.Error())
 }
 
 // addCost adds what r charged to the entry's total.

@@ -5,12 +5,102 @@ package policy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/google/cel-go/common/types"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vapkit/vapkit/celenv"
 )
+
+// runValidations evaluates the validations with valIn and their message
+// expressions with msgIn, and traces them. fold consumes the result before
+// the next evaluation reuses its slices. The error fails the whole
+// evaluation.
+func (st *requestState) runValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input, tr *PolicyTrace) (validateResult, error) {
+	var results []celenv.Result
+	var messages []*celenv.Result
+	var msgErr, err error
+	for _, untracked := range st.costPasses() {
+		results, messages, msgErr, err = st.evalValidations(ctx, cp, valIn, msgIn, untracked)
+		if !errors.Is(err, celenv.ErrNeedsTracking) {
+			break
+		}
+	}
+	if err != nil {
+		return validateResult{}, err
+	}
+	for i := range results {
+		tr.addCost(results[i])
+		if messages[i] != nil {
+			tr.addCost(*messages[i])
+		}
+	}
+	out := validateResult{decisions: scratch(&st.decisions, len(cp.validations))}
+	tr.Outcome = Passed
+	for i, v := range cp.validations {
+		d := &out.decisions[i]
+		tr.Expressions = append(tr.Expressions, cp.judgeValidation(v, results[i], messages[i], msgErr, d))
+		if d.errored {
+			tr.Outcome = Errored
+		} else if d.deny && tr.Outcome != Errored {
+			tr.Outcome = Failed
+		}
+	}
+	// Message expressions, after the validations as they were evaluated.
+	for i, v := range cp.validations {
+		if m := messages[i]; m != nil {
+			tr.Expressions = append(tr.Expressions, messageTrace(v, m))
+		}
+	}
+	return out, nil
+}
+
+// judgeValidation sets d to the verdict of validation v, given its result
+// r, its message msg (nil without one) and msgErr, the error that stopped
+// the message expressions; it returns v's trace entry.
+func (cp *compiledPolicy) judgeValidation(v compiledValidation, r celenv.Result, msg *celenv.Result, msgErr error, d *decision) ExprTrace {
+	et := ExprTrace{Path: v.path, Cost: r.Cost, CostEstimated: r.Estimated}
+	switch {
+	case r.Err != nil:
+		d.deny, d.errored, d.message = cp.failurePolicy != admissionregistrationv1.Ignore, true, r.Err.Error()
+		et.Outcome, et.Err = Errored, r.Err.Error()
+	case msgErr != nil:
+		d.deny, d.errored = cp.failurePolicy != admissionregistrationv1.Ignore, true
+		d.message = fmt.Sprintf("failed messageExpression: %s", msgErr)
+		et.Outcome, et.Err = Errored, d.message
+	case r.Value != types.True:
+		d.deny = true
+		d.reason = metav1.StatusReasonInvalid
+		if v.spec.Reason != nil {
+			d.reason = *v.spec.Reason
+		}
+		d.message = failureMessage(v, msg)
+		et.Outcome, et.Value = Failed, d.message
+	default:
+		et.Outcome, et.Value = Passed, "true"
+	}
+	return et
+}
+
+// messageTrace is the trace entry of v's message expression, whose result
+// is m.
+func messageTrace(v compiledValidation, m *celenv.Result) ExprTrace {
+	et := ExprTrace{Path: v.msgPath, Cost: m.Cost, CostEstimated: m.Estimated, Outcome: Passed}
+	switch {
+	case m.Value == nil && m.Err == nil:
+		// Not evaluated: the validation passed, so the message is
+		// never shown (celenv.Batch.Skip).
+		et.Outcome = Skipped
+	case m.Err != nil:
+		et.Outcome, et.Err = Errored, m.Err.Error()
+	default:
+		et.Value = valueString(m.Value)
+	}
+	return et
+}
 
 // evalValidations evaluates the validations with valIn, then the message
 // expressions with msgIn on what is left of the budget. msgErr is the error
