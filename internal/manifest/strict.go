@@ -78,6 +78,16 @@ func (c *checker) value(t reflect.Type, path fieldPath) *fieldError {
 		return nil
 	}
 	switch t.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array:
+		return c.composite(t, tok, path)
+	}
+	return scalar(t, tok, path)
+}
+
+// composite checks an object or array, whose first token tok was just
+// read, against the struct, map, slice or array type t.
+func (c *checker) composite(t reflect.Type, tok json.Token, path fieldPath) *fieldError {
+	switch t.Kind() {
 	case reflect.Struct:
 		if !isDelim(tok, '{') {
 			return mismatch(path, "object", tok)
@@ -109,6 +119,13 @@ func (c *checker) value(t reflect.Type, path fieldPath) *fieldError {
 			}
 		}
 		return c.closing(path)
+	}
+	return nil
+}
+
+// scalar checks the scalar token tok against the type t.
+func scalar(t reflect.Type, tok json.Token, path fieldPath) *fieldError {
+	switch t.Kind() {
 	case reflect.String:
 		if _, ok := tok.(string); !ok {
 			return mismatch(path, "string", tok)
