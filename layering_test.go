@@ -17,8 +17,8 @@ var allowedImports = map[string][]string{
 	"celenv":          {"celenv/internal/library", "internal/costcheck", "internal/patchtypes"},
 	"celenv/listtype": nil,
 	"policy": {"audit", "params", "matching", "celenv", "celenv/internal/library",
-		"internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes"},
-	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes"},
+		"internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation"},
+	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation"},
 }
 
 // forbiddenModules may never reach the library, directly or indirectly.

@@ -48,11 +48,16 @@ type Tester struct {
 //   - Resources: the built-in kinds of Kubernetes 1.37 and the kinds of the
 //     CRDs in m.CRDs and opts.CRDs.
 //
-// Unlike [Compile], NewTester fails when [Evaluator.Issues] is not empty: a
-// test should not pass because an expression failed to compile.
+// Unlike [Compile], NewTester fails when the API server would refuse m
+// ([Refusals], in the NewExpressions environment of opts.Env's version) or
+// when [Evaluator.Issues] is not empty: a test should not pass on policies a
+// cluster could not hold, or because an expression failed to compile.
 func NewTester(m *Manifests, opts Options) (*Tester, error) {
 	if m == nil {
 		return nil, errors.New("manifests are nil")
+	}
+	if rs := Refusals(opts.Env, m); len(rs) > 0 {
+		return nil, refusalsError(rs)
 	}
 	if opts.Resources == nil {
 		mapper, err := NewResourceMapper(append(m.CRDs[:len(m.CRDs):len(m.CRDs)], opts.CRDs...)...)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/policy"
 )
 
@@ -44,7 +45,7 @@ kind: ValidatingAdmissionPolicyBinding
 metadata: {name: max-replicas}
 spec:
   policyName: max-replicas
-  paramRef: {name: replica-limit, namespace: default}
+  paramRef: {name: replica-limit, namespace: default, parameterNotFoundAction: Deny}
   validationActions: [Deny]
 ---
 apiVersion: v1
@@ -263,7 +264,45 @@ spec:
     - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
   validations:
   - expression: "object.spec.("
-`, "policies have issues: "},
+`, `the API server would refuse: ValidatingAdmissionPolicy "broken": spec.validations[0].expression: Invalid value: "object.spec.(": compilation failed: `},
+		{"binding without its policy", `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: orphan}
+spec:
+  policyName: missing
+  validationActions: [Deny]
+`, `ValidatingAdmissionPolicyBinding "orphan": spec.policyName: Not found: "missing": no such ValidatingAdmissionPolicy is given; the binding would enforce nothing`},
+		{"Deny with Warn", `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+  validations:
+  - expression: "true"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: p}
+spec:
+  policyName: p
+  validationActions: [Deny, Warn]
+`, `ValidatingAdmissionPolicyBinding "p": spec.validationActions: Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn`},
+		{"function of a later version", `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+  validations:
+  - expression: "object.metadata.name.matches('^a')"
+  - expression: "isSemver('1.0.0')"
+`, `ValidatingAdmissionPolicy "p": spec.validations[1].expression: Invalid value: "isSemver('1.0.0')": compilation failed: ERROR: <input>:1:9: undeclared reference to 'isSemver'`},
 		{"duplicate param", `
 apiVersion: v1
 kind: ConfigMap
@@ -280,7 +319,13 @@ metadata: {name: c}
 			if err != nil {
 				t.Fatalf("Load() error = %v", err)
 			}
-			_, err = policy.NewTester(m, policy.Options{})
+			// Kubernetes 1.33 accepts isSemver only in stored expressions:
+			// new ones compile as 1.32, which lacks it.
+			env, err := celenv.New(celenv.Options{Version: celenv.Version1_33})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = policy.NewTester(m, policy.Options{Env: env})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("NewTester() error = %v, want containing %q", err, tc.want)
 			}

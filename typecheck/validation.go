@@ -1,30 +1,23 @@
 package typecheck
 
 import (
-	"errors"
-	"fmt"
-	"reflect"
-	"strings"
-
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
-	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/manifest"
+	"github.com/vapkit/vapkit/internal/apivalidation"
 )
 
 // Limits of the API server's policy validation
 // (k8s.io/kubernetes pkg/apis/admissionregistration/validation).
 const (
 	// MaxMatchConditions is the most match conditions a policy may have.
-	MaxMatchConditions = 64
+	MaxMatchConditions = apivalidation.MaxMatchConditions
 	// MaxAuditAnnotations is the most audit annotations a policy may have.
-	MaxAuditAnnotations = 20
+	MaxAuditAnnotations = apivalidation.MaxAuditAnnotations
 	// MaxAuditAnnotationValueExpressionLength is the longest valueExpression,
 	// in bytes after trimming white space, that a policy may have.
-	MaxAuditAnnotationValueExpressionLength = 5 * 1024
+	MaxAuditAnnotationValueExpressionLength = apivalidation.MaxAuditAnnotationValueExpressionLength
 )
 
 // ValidatePolicy returns the errors the API server's create validation
@@ -46,8 +39,11 @@ const (
 //
 // The ".static.k8s.io" name reservation of the alpha
 // ManifestBasedAdmissionControlConfig feature is not checked.
+//
+// The evaluator's [github.com/vapkit/vapkit/policy.Refusals] uses the same
+// implementation.
 func ValidatePolicy(env *celenv.Env, p *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
-	return ValidatePolicyUpdate(env, p, nil)
+	return apivalidation.ValidatePolicy(env, p)
 }
 
 // ValidatePolicyUpdate returns the errors the API server's update validation
@@ -65,309 +61,7 @@ func ValidatePolicy(env *celenv.Env, p *admissionregistrationv1.ValidatingAdmiss
 // A nil old makes it [ValidatePolicy]. The registry's generic checks of
 // metadata updates (immutable name, uid and so on) are not included.
 func ValidatePolicyUpdate(env *celenv.Env, p, old *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
-	if p == nil {
-		return field.ErrorList{field.Required(nil, "a ValidatingAdmissionPolicy is required")}
-	}
-	if env == nil {
-		var err error
-		if env, err = celenv.New(celenv.Options{}); err != nil {
-			return field.ErrorList{field.InternalError(nil, err)}
-		}
-	}
-	p = p.DeepCopy()
-	manifest.SetPolicyDefaults(p)
-	opts := policyOptions{}
-	if old != nil {
-		old = old.DeepCopy()
-		manifest.SetPolicyDefaults(old)
-		opts.stored = storedExpressionsOf(old)
-		opts.skipMatchConditions = reflect.DeepEqual(p.Spec.ParamKind, old.Spec.ParamKind) &&
-			reflect.DeepEqual(p.Spec.MatchConditions, old.Spec.MatchConditions)
-	}
-	return validatePolicy(env, p, opts)
-}
-
-// policyOptions are the differences between create and update validation.
-type policyOptions struct {
-	// skipMatchConditions leaves match conditions unvalidated.
-	skipMatchConditions bool
-	// stored holds the expressions of the old object, by kind.
-	stored storedExpressions
-}
-
-// storedExpressions are the expressions an old object held; the same text in
-// the same kind of field is compiled in the StoredExpressions environment.
-type storedExpressions struct {
-	matchConditions, validations, messageExpressions, auditAnnotations map[string]bool
-}
-
-func storedExpressionsOf(old *admissionregistrationv1.ValidatingAdmissionPolicy) storedExpressions {
-	s := storedExpressions{
-		matchConditions:    map[string]bool{},
-		validations:        map[string]bool{},
-		messageExpressions: map[string]bool{},
-		auditAnnotations:   map[string]bool{},
-	}
-	for _, mc := range old.Spec.MatchConditions {
-		s.matchConditions[mc.Expression] = true
-	}
-	for _, v := range old.Spec.Validations {
-		s.validations[v.Expression] = true
-		if v.MessageExpression != "" {
-			s.messageExpressions[v.MessageExpression] = true
-		}
-	}
-	for _, a := range old.Spec.AuditAnnotations {
-		s.auditAnnotations[a.ValueExpression] = true
-	}
-	return s
-}
-
-// mode picks the environment for an expression: StoredExpressions when the
-// old object held it, NewExpressions otherwise. A nil set means create.
-func envMode(stored map[string]bool, expression string) celenv.Mode {
-	if stored[expression] {
-		return celenv.StoredExpressions
-	}
-	return celenv.NewExpressions
-}
-
-// validatePolicy validates a defaulted policy.
-func validatePolicy(env *celenv.Env, p *admissionregistrationv1.ValidatingAdmissionPolicy, opts policyOptions) field.ErrorList {
-	errs := genericvalidation.ValidateObjectMeta(&p.ObjectMeta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	return append(errs, validatePolicySpec(env, p.Name, &p.Spec, opts, field.NewPath("spec"))...)
-}
-
-func validatePolicySpec(env *celenv.Env, name string, spec *admissionregistrationv1.ValidatingAdmissionPolicySpec, opts policyOptions, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if spec.FailurePolicy == nil {
-		errs = append(errs, field.Required(path.Child("failurePolicy"), ""))
-	} else if !isOneOf(string(*spec.FailurePolicy), supportedFailurePolicies) {
-		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *spec.FailurePolicy, supportedFailurePolicies))
-	}
-	hasParams := spec.ParamKind != nil
-	if hasParams {
-		errs = append(errs, validateParamKind(spec.ParamKind, path.Child("paramKind"))...)
-	}
-	if spec.MatchConstraints == nil {
-		errs = append(errs, field.Required(path.Child("matchConstraints"), ""))
-	} else {
-		errs = append(errs, validateMatchResources(spec.MatchConstraints, path.Child("matchConstraints"))...)
-		// The resource rules give the type checker its types, so a policy
-		// needs at least one.
-		if len(spec.MatchConstraints.ResourceRules) == 0 {
-			errs = append(errs, field.Required(path.Child("matchConstraints", "resourceRules"), ""))
-		}
-	}
-
-	// One scope serves the whole policy. Match conditions come first, while
-	// `variables` is still undeclared: upstream compiles them statelessly.
-	scope := env.NewValidationScope(hasParams)
-	if !opts.skipMatchConditions {
-		errs = append(errs, validateMatchConditions(scope, spec.MatchConditions, opts.stored.matchConditions, path.Child("matchConditions"))...)
-	}
-	if len(spec.Variables) > 0 {
-		scope.Compose()
-		for i := range spec.Variables {
-			errs = append(errs, validateVariable(scope, &spec.Variables[i], opts.stored.validations, path.Child("variables").Index(i))...)
-		}
-	}
-	if len(spec.Validations) == 0 && len(spec.AuditAnnotations) == 0 {
-		const msg = "validations or auditAnnotations must contain at least one item"
-		return append(errs,
-			field.Required(path.Child("validations"), msg),
-			field.Required(path.Child("auditAnnotations"), msg))
-	}
-	for i := range spec.Validations {
-		errs = append(errs, validateValidation(scope, &spec.Validations[i], opts.stored, path.Child("validations").Index(i))...)
-	}
-	if len(spec.AuditAnnotations) > MaxAuditAnnotations {
-		errs = append(errs, field.Invalid(path.Child("auditAnnotations"), internalAuditAnnotations(spec.AuditAnnotations),
-			fmt.Sprintf("must not have more than %d auditAnnotations", MaxAuditAnnotations)))
-	}
-	keys := map[string]bool{}
-	for i := range spec.AuditAnnotations {
-		a := &spec.AuditAnnotations[i]
-		p := path.Child("auditAnnotations").Index(i)
-		errs = append(errs, validateAuditAnnotation(scope, name, a, opts.stored.auditAnnotations, p)...)
-		if keys[a.Key] {
-			errs = append(errs, field.Duplicate(p.Child("key"), a.Key))
-		}
-		keys[a.Key] = true
-	}
-	return errs
-}
-
-// validateParamKind checks apiVersion and kind as upstream's validateParamKind,
-// which follows the APIService group and version rules.
-func validateParamKind(pk *admissionregistrationv1.ParamKind, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	apiVersion := path.Child("apiVersion")
-	if pk.APIVersion == "" {
-		errs = append(errs, field.Required(apiVersion, ""))
-	} else if group, version, err := splitGroupVersion(pk.APIVersion); err != nil {
-		errs = append(errs, field.Invalid(apiVersion, pk.APIVersion, err.Error()))
-	} else {
-		if group != "" {
-			if msgs := utilvalidation.IsDNS1123Subdomain(group); len(msgs) > 0 {
-				errs = append(errs, field.Invalid(apiVersion, group, strings.Join(msgs, ",")))
-			}
-		}
-		if version == "" {
-			errs = append(errs, field.Invalid(apiVersion, pk.APIVersion, "version must be specified"))
-		} else if msgs := utilvalidation.IsDNS1035Label(version); len(msgs) > 0 {
-			errs = append(errs, field.Invalid(apiVersion, version, strings.Join(msgs, ",")))
-		}
-	}
-	kind := path.Child("kind")
-	if pk.Kind == "" {
-		errs = append(errs, field.Required(kind, ""))
-	} else if msgs := utilvalidation.IsDNS1035Label(strings.ToLower(pk.Kind)); len(msgs) > 0 {
-		errs = append(errs, field.Invalid(kind, pk.Kind, "may have mixed case, but should otherwise match: "+strings.Join(msgs, ",")))
-	}
-	return errs
-}
-
-// splitGroupVersion splits "group/version" as upstream's parseGroupVersion:
-// "" and "/" give two empty parts, a string without "/" is a version, more
-// than one "/" is an error.
-func splitGroupVersion(gv string) (group, version string, err error) {
-	if gv == "" || gv == "/" {
-		return "", "", nil
-	}
-	switch strings.Count(gv, "/") {
-	case 0:
-		return "", gv, nil
-	case 1:
-		group, version, _ = strings.Cut(gv, "/")
-		return group, version, nil
-	default:
-		return "", "", errors.New("unexpected GroupVersion string: " + gv)
-	}
-}
-
-// validateMatchConditions checks the match conditions of a policy. They are
-// compiled before any variable, so `variables` is undeclared for them.
-func validateMatchConditions(scope *celenv.ValidationScope, mcs []admissionregistrationv1.MatchCondition, stored map[string]bool, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if len(mcs) > MaxMatchConditions {
-		errs = append(errs, field.TooMany(path, len(mcs), MaxMatchConditions))
-	}
-	names := map[string]bool{}
-	for i := range mcs {
-		mc := &mcs[i]
-		p := path.Index(i)
-		// Upstream compiles the trimmed text, and so reports columns within
-		// it, and looks the trimmed text up among the old expressions.
-		if expr := strings.TrimSpace(mc.Expression); expr == "" {
-			errs = append(errs, field.Required(p.Child("expression"), ""))
-		} else if err := scope.Check(expr, celenv.Decls{Authorizer: true}, celenv.BoolResult, envMode(stored, expr)); err != nil {
-			errs = append(errs, field.Invalid(p.Child("expression"), expr, err.Detail))
-		}
-		if mc.Name == "" {
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		} else {
-			errs = append(errs, validateQualifiedName(mc.Name, p.Child("name"))...)
-		}
-		if mc.Name != "" {
-			if names[mc.Name] {
-				errs = append(errs, field.Duplicate(p.Child("name"), mc.Name))
-			}
-			names[mc.Name] = true
-		}
-	}
-	return errs
-}
-
-// validateVariable checks one variable and declares it for the expressions
-// after it. Upstream decides its environment by looking it up among the old
-// object's validation expressions, not its variables.
-func validateVariable(scope *celenv.ValidationScope, v *admissionregistrationv1.Variable, storedValidations map[string]bool, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if strings.TrimSpace(v.Name) == "" {
-		errs = append(errs, field.Required(path.Child("name"), "name is not specified"))
-	} else if !isCELIdentifier(v.Name) {
-		errs = append(errs, field.Invalid(path.Child("name"), v.Name, "name is not a valid CEL identifier"))
-	}
-	if strings.TrimSpace(v.Expression) == "" {
-		errs = append(errs, field.Required(path.Child("expression"), "expression is not specified"))
-	} else if err := scope.AddVariable(v.Name, v.Expression, envMode(storedValidations, v.Expression)); err != nil {
-		errs = append(errs, field.Invalid(path.Child("expression"), v.Expression, err.Detail))
-	}
-	return errs
-}
-
-// validateValidation checks one validation: its expression, messageExpression
-// (compiled without the authorizer), message and reason.
-func validateValidation(scope *celenv.ValidationScope, v *admissionregistrationv1.Validation, stored storedExpressions, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if strings.TrimSpace(v.Expression) == "" {
-		errs = append(errs, field.Required(path.Child("expression"), "expression is not specified"))
-	} else if err := scope.Check(v.Expression, celenv.Decls{Authorizer: true}, celenv.BoolResult, envMode(stored.validations, v.Expression)); err != nil {
-		errs = append(errs, field.Invalid(path.Child("expression"), v.Expression, err.Detail))
-	}
-	if v.MessageExpression != "" && strings.TrimSpace(v.MessageExpression) == "" {
-		errs = append(errs, field.Invalid(path.Child("messageExpression"), v.MessageExpression, "must be non-empty if specified"))
-	} else if v.MessageExpression != "" {
-		// The untrimmed text is compiled, so that columns match the field.
-		if err := scope.Check(v.MessageExpression, celenv.Decls{}, celenv.StringResult, envMode(stored.messageExpressions, v.MessageExpression)); err != nil {
-			errs = append(errs, field.Invalid(path.Child("messageExpression"), v.MessageExpression, err.Detail))
-		}
-	}
-	msg := strings.TrimSpace(v.Message)
-	if v.Message != "" && msg == "" {
-		errs = append(errs, field.Invalid(path.Child("message"), v.Message, "message must be non-empty if specified"))
-	} else if strings.ContainsAny(msg, "\n\r") {
-		errs = append(errs, field.Invalid(path.Child("message"), v.Message, "message must not contain line breaks"))
-	}
-	if v.Reason != nil && !isOneOf(string(*v.Reason), supportedReasons) {
-		errs = append(errs, field.NotSupported(path.Child("reason"), *v.Reason, supportedReasons))
-	}
-	return errs
-}
-
-// validateAuditAnnotation checks one audit annotation of the policy named
-// policyName.
-func validateAuditAnnotation(scope *celenv.ValidationScope, policyName string, a *admissionregistrationv1.AuditAnnotation, stored map[string]bool, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if policyName != "" {
-		// The annotation is recorded as "<policy>/<key>", which must be a
-		// qualified name; the error shows the combined text.
-		errs = append(errs, validateQualifiedName(policyName+"/"+a.Key, path.Child("key"))...)
-	} else {
-		errs = append(errs, field.Invalid(path.Child("key"), a.Key, "requires metadata.name be non-empty"))
-	}
-	p := path.Child("valueExpression")
-	trimmed := strings.TrimSpace(a.ValueExpression)
-	switch {
-	case trimmed == "":
-		errs = append(errs, field.Required(p, "valueExpression is not specified"))
-	case len(trimmed) > MaxAuditAnnotationValueExpressionLength:
-		// Upstream reports the length limit as a Required error.
-		errs = append(errs, field.Required(p, fmt.Sprintf("must not exceed %d bytes in length", MaxAuditAnnotationValueExpressionLength)))
-	default:
-		// Upstream compiles the trimmed text but reports, and looks up
-		// among the old expressions, the text as written.
-		if err := scope.Check(trimmed, celenv.Decls{Authorizer: true}, celenv.StringOrNullResult, envMode(stored, a.ValueExpression)); err != nil {
-			errs = append(errs, field.Invalid(p, a.ValueExpression, err.Detail))
-		}
-	}
-	return errs
-}
-
-// internalAuditAnnotation renders like upstream's internal AuditAnnotation
-// type, which has no JSON tags, in an error's value.
-type internalAuditAnnotation struct {
-	Key             string
-	ValueExpression string
-}
-
-func internalAuditAnnotations(as []admissionregistrationv1.AuditAnnotation) []internalAuditAnnotation {
-	out := make([]internalAuditAnnotation, len(as))
-	for i, a := range as {
-		out[i] = internalAuditAnnotation{Key: a.Key, ValueExpression: a.ValueExpression}
-	}
-	return out
+	return apivalidation.ValidatePolicyUpdate(env, p, old)
 }
 
 // ValidateBinding returns the errors the API server's validation reports for
@@ -382,79 +76,5 @@ func internalAuditAnnotations(as []admissionregistrationv1.AuditAnnotation) []in
 // Required error at the root. Whether the named policy exists is not
 // checked, as the API server does not check it either.
 func ValidateBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
-	if b == nil {
-		return field.ErrorList{field.Required(nil, "a ValidatingAdmissionPolicyBinding is required")}
-	}
-	b = b.DeepCopy()
-	manifest.SetBindingDefaults(b)
-	errs := genericvalidation.ValidateObjectMeta(&b.ObjectMeta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	spec := field.NewPath("spec")
-	if b.Spec.PolicyName == "" {
-		errs = append(errs, field.Required(spec.Child("policyName"), ""))
-	} else {
-		for _, msg := range genericvalidation.NameIsDNSSubdomain(b.Spec.PolicyName, false) {
-			errs = append(errs, field.Invalid(spec.Child("policyName"), b.Spec.PolicyName, msg))
-		}
-	}
-	errs = append(errs, validateParamRef(b.Spec.ParamRef, spec.Child("paramRef"))...)
-	// Upstream's path really is spelt "matchResouces".
-	errs = append(errs, validateMatchResources(b.Spec.MatchResources, spec.Child("matchResouces"))...)
-	return append(errs, validateValidationActions(b.Spec.ValidationActions, spec.Child("validationActions"))...)
-}
-
-// validateParamRef checks a binding's paramRef; nil is valid.
-func validateParamRef(pr *admissionregistrationv1.ParamRef, path *field.Path) field.ErrorList {
-	if pr == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	const exclusive = "name and selector are mutually exclusive"
-	if pr.Name != "" {
-		for _, msg := range validatePathSegmentName(pr.Name) {
-			errs = append(errs, field.Invalid(path.Child("name"), pr.Name, msg))
-		}
-		if pr.Selector != nil {
-			errs = append(errs, field.Forbidden(path.Child("name"), exclusive))
-		}
-	}
-	if pr.Selector != nil {
-		errs = append(errs, validateLabelSelector(pr.Selector, path.Child("selector"))...)
-		if pr.Name != "" {
-			errs = append(errs, field.Forbidden(path.Child("selector"), exclusive))
-		}
-	}
-	if pr.Name == "" && pr.Selector == nil {
-		errs = append(errs, field.Required(path, "one of name or selector must be specified"))
-	}
-	p := path.Child("parameterNotFoundAction")
-	if pr.ParameterNotFoundAction == nil || *pr.ParameterNotFoundAction == "" {
-		errs = append(errs, field.Required(p, ""))
-	} else if a := *pr.ParameterNotFoundAction; a != admissionregistrationv1.DenyAction && a != admissionregistrationv1.AllowAction {
-		// Upstream lists Deny before Allow here, unsorted.
-		errs = append(errs, field.NotSupported(p, pr.ParameterNotFoundAction,
-			[]string{string(admissionregistrationv1.DenyAction), string(admissionregistrationv1.AllowAction)}))
-	}
-	return errs
-}
-
-// validateValidationActions checks a binding's validationActions.
-func validateValidationActions(actions []admissionregistrationv1.ValidationAction, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := map[admissionregistrationv1.ValidationAction]bool{}
-	for i, a := range actions {
-		if !isOneOf(string(a), supportedActions) {
-			errs = append(errs, field.NotSupported(path.Index(i), a, supportedActions))
-		}
-		if seen[a] {
-			errs = append(errs, field.Duplicate(path.Index(i), a))
-		}
-		seen[a] = true
-	}
-	if seen[admissionregistrationv1.Deny] && seen[admissionregistrationv1.Warn] {
-		errs = append(errs, field.Invalid(path, actions, "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"))
-	}
-	if len(seen) == 0 {
-		errs = append(errs, field.Required(path, "at least one validation action is required"))
-	}
-	return errs
+	return apivalidation.ValidateBinding(b)
 }

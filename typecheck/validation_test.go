@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/apivalidation"
 	"github.com/vapkit/vapkit/policy"
 )
 
@@ -579,7 +580,7 @@ func TestValidatePolicy(t *testing.T) {
 			tc.modify(p)
 			var got field.ErrorList
 			if tc.raw {
-				got = validatePolicy(env, p, policyOptions{})
+				got = apivalidation.ValidateDefaulted(env, p)
 			} else {
 				got = ValidatePolicy(env, p)
 			}

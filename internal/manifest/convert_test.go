@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -45,7 +46,7 @@ func TestConvertSeeds(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Decode() error = %v", err)
 				}
-				if diff := cmp.Diff(want, got); diff != "" {
+				if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(manifest.Document{})); diff != "" {
 					t.Errorf("Decode() as %s mismatch (-v1 +%s):\n%s", version, version, diff)
 				}
 			})

@@ -10,12 +10,15 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	admissionregistrationv1alpha1 "k8s.io/api/admissionregistration/v1alpha1"
 	admissionregistrationv1beta1 "k8s.io/api/admissionregistration/v1beta1"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sjson "sigs.k8s.io/json"
+
+	"github.com/vapkit/vapkit/internal/builtin"
 )
 
 // API versions and kinds that decode into typed objects.
@@ -108,10 +111,13 @@ func (d *decoder) object(raw []byte, src *docSource) ([]Document, *Error) {
 	}
 
 	obj, fe := decodeKind(raw, apiVersion, e.Kind, m)
+	if fe == nil && d.strict {
+		fe = checkBuiltin(raw, obj, apiVersion, e.Kind)
+	}
 	if fe != nil {
 		return nil, d.fieldErr(e, src, fe)
 	}
-	return []Document{{Index: src.index, Item: src.item, Line: src.line, Object: obj}}, nil
+	return []Document{{Index: src.index, Item: src.item, Line: src.line, Object: obj, loc: src.loc, prefix: src.prefix}}, nil
 }
 
 // list decodes the items of a v1 List document.
@@ -219,8 +225,69 @@ func decodeKind(raw []byte, apiVersion, kind string, m map[string]any) (runtime.
 		}
 		return r, nil
 	default:
+		if gv, err := schema.ParseGroupVersion(apiVersion); err == nil && gv.Group == admissionregistrationv1.GroupName &&
+			!builtin.Scheme().Recognizes(gv.WithKind(kind)) {
+			// Not a parameter object: a typo or an API version no server
+			// serves, which kubectl would refuse to create.
+			return nil, &fieldError{path: fieldPath{{key: "apiVersion"}},
+				msg: fmt.Sprintf("no matches for kind %q in version %q", kind, apiVersion)}
+		}
 		return decodeUnstructured(m)
 	}
+}
+
+// checkBuiltin checks, for strict decoding, an object of a kind k8s.io/api
+// defines against its Go type, and the objects of an AdmissionReview's
+// request against theirs.
+func checkBuiltin(raw []byte, obj runtime.Object, apiVersion, kind string) *fieldError {
+	if r, ok := obj.(*admissionv1.AdmissionReview); ok {
+		if r.Request == nil {
+			return nil
+		}
+		for _, o := range []struct {
+			name string
+			raw  []byte
+		}{{"object", r.Request.Object.Raw}, {"oldObject", r.Request.OldObject.Raw}} {
+			if fe := checkRequestObject(o.raw, r.Request.Kind, fieldPath{{key: "request"}, {key: o.name}}); fe != nil {
+				return fe
+			}
+		}
+		return nil
+	}
+	if _, ok := obj.(*unstructured.Unstructured); !ok {
+		return nil // typed kinds were decoded strictly already
+	}
+	return checkAsBuiltin(raw, schema.FromAPIVersionAndKind(apiVersion, kind), nil)
+}
+
+// checkRequestObject checks one object of an admission request, under the
+// kind it names itself or else the request's kind.
+func checkRequestObject(raw []byte, reqKind metav1.GroupVersionKind, base fieldPath) *fieldError {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(raw, &tm); err != nil {
+		return nil // not an object; evaluation reports it
+	}
+	gvk := schema.GroupVersionKind(reqKind)
+	if tm.APIVersion != "" && tm.Kind != "" {
+		gvk = schema.FromAPIVersionAndKind(tm.APIVersion, tm.Kind)
+	}
+	return checkAsBuiltin(raw, gvk, base)
+}
+
+// checkAsBuiltin checks raw against the Go type of gvk when k8s.io/api
+// defines the kind; other kinds are not checked.
+func checkAsBuiltin(raw []byte, gvk schema.GroupVersionKind, base fieldPath) *fieldError {
+	if gvk.Kind == "" {
+		return nil
+	}
+	typed, err := builtin.Scheme().New(gvk)
+	if err != nil {
+		return nil
+	}
+	return checkStrict(raw, reflect.TypeOf(typed).Elem(), base)
 }
 
 // decodeStrict decodes raw into a new T, rejecting unknown fields, duplicate

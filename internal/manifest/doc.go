@@ -42,6 +42,10 @@
 //   - admission.k8s.io/v1 AdmissionReview becomes *admissionv1.AdmissionReview;
 //     request.object, request.oldObject and request.options are kept as
 //     compact JSON in runtime.RawExtension.Raw.
+//   - An admissionregistration.k8s.io object of a version and kind that
+//     k8s.io/api does not define (admissionregistration.k8s.io/v2, a
+//     misspelt kind) is an error, not a parameter object: the API server
+//     would serve no such kind.
 //   - Anything else (ConfigMaps, custom-kind params, CustomResourceDefinitions,
 //     vapkit.dev/v1alpha1 AuthorizerRules, ...) becomes
 //     *unstructured.Unstructured with int64 integers.
@@ -52,7 +56,9 @@
 // validation: an unknown field, a duplicate field or a value of the wrong
 // JSON type is an error naming the field path (spec.validations[0].expression:
 // expected string, got number). For unstructured objects only duplicate keys
-// and a malformed metadata are errors. Every object needs apiVersion and
+// and a malformed metadata are errors, unless [Options.Strict] asks
+// [DecodeWith] to check objects of kinds k8s.io/api defines against their Go
+// types too, including the objects of an AdmissionReview's request. Every object needs apiVersion and
 // kind. Each error is an [*Error] rendered as
 // "file:line: document N (kind/name): problem", where line is the line of
 // the offending field when it can be found. Decode reports up to ten broken

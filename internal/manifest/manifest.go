@@ -30,6 +30,28 @@ type Document struct {
 	// Object is the decoded object; see the package documentation for the
 	// concrete types.
 	Object runtime.Object
+
+	loc    locator   // finds field paths in the document's text
+	prefix fieldPath // path of the object in its document (items[i] of a List)
+}
+
+// Locate returns the 1-based line of the field at path inside the object,
+// e.g. "spec.validations[0].expression", or the line where the object starts
+// when the field cannot be found (a defaulted field, a path of a converted
+// version). Paths are written as Kubernetes prints them; a bracketed part
+// that is not a number is a map key ("metadata.labels[app]").
+func (d Document) Locate(path string) int {
+	if d.loc == nil || path == "" {
+		return d.Line
+	}
+	full := append(append(fieldPath{}, d.prefix...), parseFieldPath(path)...)
+	// Walk up until some prefix of the path is found.
+	for n := len(full); n > len(d.prefix); n-- {
+		if line := d.loc.locate(full[:n], false); line > 0 {
+			return line
+		}
+	}
+	return d.Line
 }
 
 // Error describes a document that could not be decoded. Decode returns it
@@ -86,6 +108,19 @@ func (e *Error) Unwrap() error { return e.Err }
 // broken file yields a readable message.
 const maxErrors = 10
 
+// Options adjust [DecodeWith].
+type Options struct {
+	// Strict decodes every object of a kind that k8s.io/api defines (a
+	// Deployment, a ConfigMap, ...) strictly into its Go type, as the API
+	// server does with strict field validation (kubectl apply's default),
+	// so that an unknown field ("spec.replica") or a value of the wrong
+	// JSON type is an error. The object itself is still returned as
+	// unstructured. The objects of an AdmissionReview request (object and
+	// oldObject) are checked the same way, under the kind they name or, if
+	// they name none, the request's kind.
+	Strict bool
+}
+
 // DecodeFile reads the file at path and decodes it with [Decode], using path
 // as the file name in errors.
 func DecodeFile(path string) ([]Document, error) {
@@ -104,7 +139,12 @@ func DecodeFile(path string) ([]Document, error) {
 // document (up to ten) as "file:line: document N (kind/name): problem"; the
 // individual errors are [*Error] values.
 func Decode(data []byte, filename string) ([]Document, error) {
-	d := &decoder{file: filename, lines: newLineIndex(data)}
+	return DecodeWith(data, filename, Options{})
+}
+
+// DecodeWith is [Decode] with options.
+func DecodeWith(data []byte, filename string, o Options) ([]Document, error) {
+	d := &decoder{file: filename, lines: newLineIndex(data), strict: o.Strict}
 	if looksLikeJSON(data) && !hasSeparatorLine(data) {
 		if ok := d.decodeJSONStream(data); ok {
 			return d.result()
@@ -124,6 +164,7 @@ type decoder struct {
 	docs      []Document
 	errs      []error
 	truncated bool // maxErrors was reached and decoding stopped
+	strict    bool // Options.Strict
 }
 
 func (d *decoder) result() ([]Document, error) {

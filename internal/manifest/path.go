@@ -49,3 +49,35 @@ func (p fieldPath) String() string {
 	}
 	return b.String()
 }
+
+// parseFieldPath reads a path as Kubernetes prints it: keys separated by
+// dots, list indices and map keys in brackets.
+func parseFieldPath(s string) fieldPath {
+	var p fieldPath
+	for s != "" {
+		switch s[0] {
+		case '.':
+			s = s[1:]
+		case '[':
+			end := strings.IndexByte(s, ']')
+			if end < 0 {
+				return append(p, pathElem{key: s[1:]})
+			}
+			inner := s[1:end]
+			if i, err := strconv.Atoi(inner); err == nil && i >= 0 {
+				p = append(p, pathElem{index: i, isIndex: true})
+			} else {
+				p = append(p, pathElem{key: inner})
+			}
+			s = s[end+1:]
+		default:
+			end := strings.IndexAny(s, ".[")
+			if end < 0 {
+				end = len(s)
+			}
+			p = append(p, pathElem{key: s[:end]})
+			s = s[end:]
+		}
+	}
+	return p
+}
