@@ -15,6 +15,22 @@
 // API-created policies, and [Index] narrows thousands of policies down to the
 // few whose rules could match a request.
 //
+// # Compiled matching
+//
+// An evaluator that matches many requests compiles its policies and
+// bindings once into a [MatcherSet]: every label selector is converted and
+// validated when the set is built, never per request, and equal selectors
+// are shared. A [Scratch] carries one request: each distinct selector is
+// decided at most once and the namespace is looked up at most once, however
+// many policies and bindings use them. [Matcher.Match] answers exactly as
+// [MatchPolicy], [MatchBinding] or [Match]. A [LabelIndex] then rules out
+// the policies that cannot apply because of the namespace's or the
+// object's labels (one binding per tenant, each with a namespaceSelector,
+// is the common multi-tenant layout) by counting the label requirements the
+// request satisfies, without visiting the policies; it keeps every policy
+// whose matching could report an error, so errors surface as the API server
+// reports them.
+//
 // # Compatibility
 //
 // The behaviour is that of k8s.io/apiserver v0.37.2:
@@ -53,5 +69,7 @@
 //
 // All functions are safe for concurrent use provided the [NamespaceGetter]
 // and the runtime.EquivalentResourceMapper are. Nothing passed in is
-// modified. An [Index] is immutable after [NewIndex].
+// modified. An [Index] is immutable after [NewIndex]; a [MatcherSet] and its
+// [Matcher] and [LabelIndex] values are immutable once built. A [Scratch]
+// belongs to one request at a time.
 package matching

@@ -123,3 +123,74 @@ func ExampleIndex() {
 	// Output:
 	// [0 2]
 }
+
+// ExampleMatcherSet compiles a policy and its per-tenant bindings once,
+// then decides a request: the label index rules the policy out for a
+// tenant none of its bindings selects, without matching it.
+func ExampleMatcherSet() {
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "replicas"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				NamespaceSelector: &metav1.LabelSelector{},
+				ObjectSelector:    &metav1.LabelSelector{},
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+						Rule: admissionregistrationv1.Rule{
+							APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"},
+						},
+					},
+				}},
+			},
+		},
+	}
+	binding := func(tenant string) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+		return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+				PolicyName: "replicas",
+				MatchResources: &admissionregistrationv1.MatchResources{
+					NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tenant": tenant}},
+					ObjectSelector:    &metav1.LabelSelector{},
+				},
+			},
+		}
+	}
+
+	// At compile time.
+	set := matching.NewMatcherSet()
+	pm := set.Policy(policy)
+	bms := []*matching.Matcher{set.Binding(binding("blue")), set.Binding(binding("green"))}
+	ix := set.NewLabelIndex([]matching.LabelIndexEntry{{ID: 0, Policy: pm, Bindings: bms}})
+
+	// Per request.
+	namespaces := matching.NewNamespaceMap(
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"tenant": "green"}}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "blog", Labels: map[string]string{"tenant": "red"}}},
+	)
+	sc := set.NewScratch()
+	for _, ns := range []string{"shop", "blog"} {
+		a := &matching.Attributes{
+			Operation: "CREATE",
+			Resource:  schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+			Kind:      schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
+			Name:      "web", Namespace: ns,
+		}
+		sc.Reset(a, matching.Options{Namespaces: namespaces})
+		kept := ix.Filter(context.Background(), sc, []int{0}, nil)
+		fmt.Printf("%s: candidates %v", ns, kept)
+		if len(kept) > 0 {
+			res, err := pm.Match(context.Background(), sc)
+			fmt.Printf(", policy matched=%v err=%v, bindings", res.Matched, err)
+			for _, bm := range bms {
+				res, err := bm.Match(context.Background(), sc)
+				fmt.Printf(" %v/%v", res.Matched, err)
+			}
+		}
+		fmt.Println()
+	}
+	sc.Release()
+	// Output:
+	// shop: candidates [0], policy matched=true err=<nil>, bindings false/<nil> true/<nil>
+	// blog: candidates []
+}

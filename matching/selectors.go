@@ -39,18 +39,23 @@ func matchNamespaceSelector(ctx context.Context, sel *metav1.LabelSelector, a *A
 	}
 	nsLabels, err := namespaceLabels(ctx, a, g)
 	if err != nil {
-		if apierrors.IsNotFound(err) {
-			// Upstream answers a missing namespace with a 404 carrying the
-			// getter's status, for backwards compatibility; a NotFound that
-			// is only wrapped (not itself an APIStatus) becomes an
-			// InternalError, also as upstream.
-			if st, ok := err.(apierrors.APIStatus); ok {
-				return false, &apierrors.StatusError{ErrStatus: st.Status()}
-			}
-		}
-		return false, apierrors.NewInternalError(err)
+		return false, namespaceLookupError(err)
 	}
 	return s.Matches(labels.Set(nsLabels)), nil
+}
+
+// namespaceLookupError is the selector error for a failed namespace lookup.
+// Upstream answers a missing namespace with a 404 carrying the getter's
+// status, for backwards compatibility; a NotFound that is only wrapped (not
+// itself an APIStatus) and every other failure become an InternalError,
+// also as upstream.
+func namespaceLookupError(err error) error {
+	if apierrors.IsNotFound(err) {
+		if st, ok := err.(apierrors.APIStatus); ok {
+			return &apierrors.StatusError{ErrStatus: st.Status()}
+		}
+	}
+	return apierrors.NewInternalError(err)
 }
 
 // namespaceLabels returns the labels a namespaceSelector is matched against.
@@ -130,12 +135,7 @@ func selectorFor(ps *metav1.LabelSelector) (labels.Selector, error) {
 		return labels.Everything(), nil
 	}
 	reqs := make([]labels.Requirement, 0, len(ps.MatchLabels)+len(ps.MatchExpressions))
-	keys := make([]string, 0, len(ps.MatchLabels))
-	for k := range ps.MatchLabels {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(ps.MatchLabels) {
 		r, err := labels.NewRequirement(k, selection.Equals, []string{ps.MatchLabels[k]})
 		if err != nil {
 			return nil, err
@@ -163,4 +163,14 @@ func selectorFor(ps *metav1.LabelSelector) (labels.Selector, error) {
 		reqs = append(reqs, *r)
 	}
 	return labels.NewSelector().Add(reqs...), nil
+}
+
+// sortedKeys returns the keys of m in ascending order.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
