@@ -18,7 +18,8 @@ var allowedImports = map[string][]string{
 	"celenv/listtype": nil,
 	"policy": {"audit", "params", "matching", "celenv", "celenv/internal/library",
 		"internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation"},
-	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation"},
+	"typecheck":              {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation"},
+	"internal/apivalidation": nil,
 }
 
 // forbiddenModules may never reach the library, directly or indirectly.

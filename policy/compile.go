@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/apivalidation"
 	"github.com/vapkit/vapkit/matching"
 )
 
@@ -82,14 +83,32 @@ type compiledAudit struct {
 
 // Compile builds an Evaluator from policies and bindings.
 //
+// Compile decides as if the API server had stored the policies and
+// bindings: it applies the server's defaults for admissionregistration v1
+// (failurePolicy Fail and, inside matchConstraints and matchResources,
+// matchPolicy Equivalent, the empty namespaceSelector and objectSelector,
+// which match everything, and rule scope "*") to copies, so a policy built
+// as Go structs decides exactly as the same policy read by [Load]. Policies
+// written as v1beta1 or v1alpha1 are converted, and defaulted, by [Load].
+// Compile never modifies its arguments.
+//
 // It fails only on unusable input: nil entries or two policies or bindings
-// with the same name. Problems the API server tolerates are kept and behave
-// at evaluation as they do there: an expression that does not compile fails
-// when evaluated (subject to failurePolicy), a binding naming a missing
-// policy is ignored and a policy without bindings is never evaluated.
+// with the same name. Problems the API server tolerates, or would have
+// rejected when the object was created, are kept and behave at evaluation
+// as they would there: an expression that does not compile fails when
+// evaluated (subject to failurePolicy), a binding naming a missing policy is
+// ignored and a policy without bindings is never evaluated.
 // [Evaluator.Issues] lists them for callers who want to fail fast.
 //
-// Compile does not modify its arguments; it keeps copies.
+// Namespaces: every request for a namespaced resource that a binding
+// matches looks its Namespace up through Options.Namespaces, for
+// namespaceSelector and namespaceObject, as the API server does. A
+// Namespace the getter does not return denies the request with the
+// server's exact answer (404 `namespaces "prod" not found`), whatever the
+// failurePolicy; with a nil Options.Namespaces every namespaced request
+// is denied so. Supply the namespaces your requests are in
+// ([matching.NewNamespaceMap] for a fixed set, an informer-backed getter
+// in a cluster); [Evaluator.Issues] notes a nil getter.
 func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding, opts Options) (*Evaluator, error) {
 	e := &Evaluator{opts: opts, env: opts.Env, mapper: opts.Resources, converter: opts.Converter}
 	if e.env == nil {
@@ -135,8 +154,11 @@ func (e *Evaluator) compilePolicies(policies []*admissionregistrationv1.Validati
 			errs = append(errs, field.Duplicate(path.Child("metadata", "name"), p.Name))
 			continue
 		}
-		cp, iss := e.compilePolicy(p.DeepCopy())
+		dp := defaultedPolicy(p)
+		cp, iss := e.compilePolicy(dp)
 		e.issues = append(e.issues, iss...)
+		e.issues = append(e.issues, apiIssues(field.NewPath("validatingAdmissionPolicy").Key(p.Name),
+			apivalidation.ValidatePolicy(structuralOnly{}, dp, nil), iss)...)
 		if cp != nil {
 			byName[p.Name] = cp
 		} else {
@@ -165,6 +187,8 @@ func (e *Evaluator) attachBindings(bindings []*admissionregistrationv1.Validatin
 			continue
 		}
 		seen[b.Name] = true
+		b = defaultedBinding(b)
+		e.issues = append(e.issues, apiIssues(field.NewPath("validatingAdmissionPolicyBinding").Key(b.Name), apivalidation.ValidateBinding(b), nil)...)
 		cp, ok := byName[b.Spec.PolicyName]
 		if !ok {
 			why := errPolicyNotFound
@@ -176,7 +200,7 @@ func (e *Evaluator) attachBindings(bindings []*admissionregistrationv1.Validatin
 			e.issues = append(e.issues, field.NotFound(field.NewPath("validatingAdmissionPolicyBinding").Key(b.Name).Child("spec", "policyName"), b.Spec.PolicyName))
 			continue
 		}
-		cp.bindings = append(cp.bindings, b.DeepCopy())
+		cp.bindings = append(cp.bindings, b)
 	}
 	return errs
 }
@@ -196,6 +220,9 @@ func (e *Evaluator) arrange(byName map[string]*compiledPolicy) {
 		})
 		e.policies = append(e.policies, cp)
 	}
+	if e.opts.Namespaces == nil && slices.ContainsFunc(e.policies, matchesNamespaced) {
+		e.issues = append(e.issues, field.Required(field.NewPath("options", "namespaces"), noNamespacesHint))
+	}
 	slices.Sort(e.unattached)
 	slices.SortFunc(e.skipped, func(a, b PolicyTrace) int {
 		return cmp.Or(cmp.Compare(a.Policy, b.Policy), cmp.Compare(a.Binding, b.Binding))
@@ -214,10 +241,26 @@ func (e *Evaluator) arrange(byName map[string]*compiledPolicy) {
 	}
 }
 
-// Issues reports what the API server would tolerate but a careful author
-// wants to know: expressions that do not compile, bindings naming missing
-// policies, policies dropped for an unparsable paramKind. The list is in
-// policy-name order and is never modified.
+// Issues reports what a careful author wants to know before relying on
+// the decisions, with field paths under
+// validatingAdmissionPolicy[<name>] or
+// validatingAdmissionPolicyBinding[<name>]:
+//
+//   - what the API server's create validation would reject (missing
+//     required fields, unsupported values, invalid names and selectors,
+//     Deny together with Warn, and so on), checked on the defaulted copies
+//     with the server's paths and messages;
+//   - expressions that do not compile, in the environment the server
+//     evaluates stored policies with (typecheck.ValidatePolicy also checks
+//     newly written expressions against the stricter library set the
+//     server accepts on create);
+//   - bindings naming missing policies and policies dropped for an
+//     unparsable paramKind;
+//   - a nil Options.Namespaces, under options.namespaces, when a binding
+//     can match namespaced requests.
+//
+// Policies come first, in input order, then bindings; the list is never
+// modified.
 func (e *Evaluator) Issues() field.ErrorList { return e.issues }
 
 // compilePolicy compiles one policy in the order the API server does:
@@ -301,4 +344,25 @@ func (e *Evaluator) compilePolicy(p *admissionregistrationv1.ValidatingAdmission
 		cp.readsAuthorizer = cp.readsAuthorizer || v.expr.ReadsAuthorizer()
 	}
 	return cp, issues
+}
+
+// noNamespacesHint says how to provide the namespaces that namespaced
+// requests are looked up in.
+const noNamespacesHint = "Options.Namespaces is nil, so every namespaced request a binding matches is denied " +
+	"as the API server denies one whose Namespace does not exist (404 namespaces \"<name>\" not found); " +
+	"set it to a matching.NamespaceGetter: matching.NewNamespaceMap for a fixed set, an informer-backed getter in a cluster"
+
+// matchesNamespaced reports whether a policy's rules may match namespaced
+// resources (any scope but Cluster).
+func matchesNamespaced(cp *compiledPolicy) bool {
+	mc := cp.policy.Spec.MatchConstraints
+	if mc == nil {
+		return false
+	}
+	for _, r := range mc.ResourceRules {
+		if r.Scope == nil || *r.Scope != admissionregistrationv1.ClusterScope {
+			return true
+		}
+	}
+	return false
 }

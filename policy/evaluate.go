@@ -221,7 +221,7 @@ func (st *requestState) dispatchBinding(ctx context.Context, cp *compiledPolicy,
 	if err := st.loadNamespace(ctx); err != nil {
 		// The lookup failure aborts the whole request.
 		st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: Errored, Actions: b.Spec.ValidationActions,
-			Err: fmt.Errorf("namespace lookup failed; request aborted: %w", err)})
+			Err: st.e.namespaceLookupError(err)})
 		return err
 	}
 	if len(ps) == 0 {

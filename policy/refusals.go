@@ -74,7 +74,7 @@ func Refusals(env *celenv.Env, m *Manifests) []Refusal {
 			add(field.Duplicate(field.NewPath("metadata", "name"), p.Name))
 		}
 		policies[p.Name] = true
-		for _, e := range apivalidation.ValidatePolicy(env, p) {
+		for _, e := range apivalidation.ValidatePolicy(validationCompiler{env}, defaultedPolicy(p), nil) {
 			add(e)
 		}
 	}
@@ -90,7 +90,7 @@ func Refusals(env *celenv.Env, m *Manifests) []Refusal {
 			add(field.Duplicate(field.NewPath("metadata", "name"), b.Name))
 		}
 		bindings[b.Name] = true
-		for _, e := range apivalidation.ValidateBinding(b) {
+		for _, e := range apivalidation.ValidateBinding(defaultedBinding(b)) {
 			add(e)
 		}
 		if b.Spec.PolicyName != "" && !policies[b.Spec.PolicyName] {

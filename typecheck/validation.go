@@ -6,6 +6,7 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
+	"github.com/vapkit/vapkit/internal/manifest"
 )
 
 // Limits of the API server's policy validation
@@ -39,11 +40,8 @@ const (
 //
 // The ".static.k8s.io" name reservation of the alpha
 // ManifestBasedAdmissionControlConfig feature is not checked.
-//
-// The evaluator's [github.com/vapkit/vapkit/policy.Refusals] uses the same
-// implementation.
 func ValidatePolicy(env *celenv.Env, p *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
-	return apivalidation.ValidatePolicy(env, p)
+	return ValidatePolicyUpdate(env, p, nil)
 }
 
 // ValidatePolicyUpdate returns the errors the API server's update validation
@@ -61,7 +59,22 @@ func ValidatePolicy(env *celenv.Env, p *admissionregistrationv1.ValidatingAdmiss
 // A nil old makes it [ValidatePolicy]. The registry's generic checks of
 // metadata updates (immutable name, uid and so on) are not included.
 func ValidatePolicyUpdate(env *celenv.Env, p, old *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
-	return apivalidation.ValidatePolicyUpdate(env, p, old)
+	if p == nil {
+		return apivalidation.ValidatePolicy(nil, nil, nil)
+	}
+	if env == nil {
+		var err error
+		if env, err = celenv.New(celenv.Options{}); err != nil {
+			return field.ErrorList{field.InternalError(nil, err)}
+		}
+	}
+	p = p.DeepCopy()
+	manifest.SetPolicyDefaults(p)
+	if old != nil {
+		old = old.DeepCopy()
+		manifest.SetPolicyDefaults(old)
+	}
+	return apivalidation.ValidatePolicy(validationCompiler{env}, p, old)
 }
 
 // ValidateBinding returns the errors the API server's validation reports for
@@ -76,5 +89,50 @@ func ValidatePolicyUpdate(env *celenv.Env, p, old *admissionregistrationv1.Valid
 // Required error at the root. Whether the named policy exists is not
 // checked, as the API server does not check it either.
 func ValidateBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
+	if b != nil {
+		b = b.DeepCopy()
+		manifest.SetBindingDefaults(b)
+	}
 	return apivalidation.ValidateBinding(b)
+}
+
+// validationCompiler type-checks with env's [celenv.ValidationScope].
+type validationCompiler struct{ env *celenv.Env }
+
+func (c validationCompiler) NewScope(params bool) apivalidation.Scope {
+	return validationScope{c.env.NewValidationScope(params)}
+}
+
+type validationScope struct{ s *celenv.ValidationScope }
+
+func (s validationScope) Compose() { s.s.Compose() }
+
+func (s validationScope) AddVariable(name, expression string, stored bool) error {
+	if err := s.s.AddVariable(name, expression, validationMode(stored)); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s validationScope) Check(kind apivalidation.ExprKind, expression string, stored bool) error {
+	d, want := celenv.Decls{Authorizer: true}, celenv.BoolResult
+	switch kind {
+	case apivalidation.MessageExpression:
+		d, want = celenv.Decls{}, celenv.StringResult
+	case apivalidation.AuditAnnotation:
+		want = celenv.StringOrNullResult
+	}
+	if err := s.s.Check(expression, d, want, validationMode(stored)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// validationMode is the environment the API server checks an expression
+// in: StoredExpressions when the old object held it.
+func validationMode(stored bool) celenv.Mode {
+	if stored {
+		return celenv.StoredExpressions
+	}
+	return celenv.NewExpressions
 }

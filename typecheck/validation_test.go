@@ -580,7 +580,7 @@ func TestValidatePolicy(t *testing.T) {
 			tc.modify(p)
 			var got field.ErrorList
 			if tc.raw {
-				got = apivalidation.ValidateDefaulted(env, p)
+				got = apivalidation.ValidatePolicy(validationCompiler{env}, p, nil)
 			} else {
 				got = ValidatePolicy(env, p)
 			}

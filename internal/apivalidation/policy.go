@@ -10,9 +10,6 @@ import (
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/manifest"
 )
 
 // Limits of the API server's policy validation
@@ -27,35 +24,99 @@ const (
 	MaxAuditAnnotationValueExpressionLength = 5 * 1024
 )
 
-// ValidatePolicy is [github.com/vapkit/vapkit/typecheck.ValidatePolicy]: create validation of p,
-// with expressions compiled in env's NewExpressions environment.
-func ValidatePolicy(env *celenv.Env, p *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
-	return ValidatePolicyUpdate(env, p, nil)
+// ExprKind says which field of a policy an expression comes from, which
+// decides its declarations and the result type it must have.
+type ExprKind int
+
+const (
+	// MatchCondition expressions must be bool; the authorizer is declared.
+	MatchCondition ExprKind = iota
+	// Validation expressions must be bool; the authorizer is declared.
+	Validation
+	// MessageExpression expressions must be string; no authorizer.
+	MessageExpression
+	// AuditAnnotation value expressions must be string or null; the
+	// authorizer is declared.
+	AuditAnnotation
+)
+
+// Scope type-checks the expressions of one policy in the order the API
+// server's validation does. stored tells whether the old object of an
+// update already held the expression, in which case the server checks it in
+// its StoredExpressions environment instead of its NewExpressions one. The
+// returned error's text is the server's detail, such as "compilation
+// failed: ERROR: <input>:1:8: ..."; nil means the expression is accepted.
+type Scope interface {
+	// Compose declares `variables`, with no fields yet, for the
+	// expressions checked afterwards.
+	Compose()
+	// AddVariable composes, checks a variable's expression and declares
+	// variables.<name> for the expressions checked after it.
+	AddVariable(name, expression string, stored bool) error
+	// Check type-checks one expression of the given kind.
+	Check(kind ExprKind, expression string, stored bool) error
 }
 
-// ValidatePolicyUpdate is [github.com/vapkit/vapkit/typecheck.ValidatePolicyUpdate]: update
-// validation of p replacing old; a nil old makes it [ValidatePolicy].
-func ValidatePolicyUpdate(env *celenv.Env, p, old *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
+// Compiler starts the type-checking of one policy; params says whether the
+// policy has a paramKind. It keeps this package free of the CEL environment:
+// the public packages that own one (typecheck, policy) adapt it.
+type Compiler interface {
+	NewScope(params bool) Scope
+}
+
+// ValidatePolicy returns the errors the API server's validation reports for
+// p, with upstream's field paths and messages, in upstream's order
+// (validateValidatingAdmissionPolicy and
+// ValidateValidatingAdmissionPolicyUpdate in k8s.io/kubernetes
+// pkg/apis/admissionregistration/validation). p, and old when it is not nil,
+// must already carry the API server's defaults; neither is modified. A nil
+// old validates a create. On update:
+//
+//   - An expression that old already held is checked with stored true, so
+//     an update that leaves it unchanged stays valid after an upgrade.
+//     Expressions are compared by kind (match conditions with match
+//     conditions, and so on); variables are compared with old's validation
+//     expressions, as upstream does.
+//   - Match conditions are not validated at all when neither they nor
+//     paramKind changed.
+//
+// A nil p is reported as a Required error at the root.
+func ValidatePolicy(c Compiler, p, old *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
 	if p == nil {
 		return field.ErrorList{field.Required(nil, "a ValidatingAdmissionPolicy is required")}
 	}
-	if env == nil {
-		var err error
-		if env, err = celenv.New(celenv.Options{}); err != nil {
-			return field.ErrorList{field.InternalError(nil, err)}
-		}
-	}
-	p = p.DeepCopy()
-	manifest.SetPolicyDefaults(p)
 	opts := policyOptions{}
 	if old != nil {
-		old = old.DeepCopy()
-		manifest.SetPolicyDefaults(old)
 		opts.stored = storedExpressionsOf(old)
 		opts.skipMatchConditions = reflect.DeepEqual(p.Spec.ParamKind, old.Spec.ParamKind) &&
 			reflect.DeepEqual(p.Spec.MatchConditions, old.Spec.MatchConditions)
 	}
-	return validatePolicy(env, p, opts)
+	return validatePolicy(c, p, opts)
+}
+
+// ValidateBinding returns the errors the API server's validation reports for
+// b, on create and on update alike, with upstream's field paths and messages
+// (validateValidatingAdmissionPolicyBinding). Like upstream, errors of
+// spec.matchResources are reported under the misspelt path
+// "spec.matchResouces". b must already carry the API server's defaults; it
+// is not modified. A nil b is reported as a Required error at the root.
+func ValidateBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
+	if b == nil {
+		return field.ErrorList{field.Required(nil, "a ValidatingAdmissionPolicyBinding is required")}
+	}
+	errs := genericvalidation.ValidateObjectMeta(&b.ObjectMeta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	spec := field.NewPath("spec")
+	if b.Spec.PolicyName == "" {
+		errs = append(errs, field.Required(spec.Child("policyName"), ""))
+	} else {
+		for _, msg := range genericvalidation.NameIsDNSSubdomain(b.Spec.PolicyName, false) {
+			errs = append(errs, field.Invalid(spec.Child("policyName"), b.Spec.PolicyName, msg))
+		}
+	}
+	errs = append(errs, validateParamRef(b.Spec.ParamRef, spec.Child("paramRef"))...)
+	// Upstream's path really is spelt "matchResouces".
+	errs = append(errs, validateMatchResources(b.Spec.MatchResources, spec.Child("matchResouces"))...)
+	return append(errs, validateValidationActions(b.Spec.ValidationActions, spec.Child("validationActions"))...)
 }
 
 // policyOptions are the differences between create and update validation.
@@ -94,22 +155,13 @@ func storedExpressionsOf(old *admissionregistrationv1.ValidatingAdmissionPolicy)
 	return s
 }
 
-// mode picks the environment for an expression: StoredExpressions when the
-// old object held it, NewExpressions otherwise. A nil set means create.
-func envMode(stored map[string]bool, expression string) celenv.Mode {
-	if stored[expression] {
-		return celenv.StoredExpressions
-	}
-	return celenv.NewExpressions
-}
-
 // validatePolicy validates a defaulted policy.
-func validatePolicy(env *celenv.Env, p *admissionregistrationv1.ValidatingAdmissionPolicy, opts policyOptions) field.ErrorList {
+func validatePolicy(c Compiler, p *admissionregistrationv1.ValidatingAdmissionPolicy, opts policyOptions) field.ErrorList {
 	errs := genericvalidation.ValidateObjectMeta(&p.ObjectMeta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	return append(errs, validatePolicySpec(env, p.Name, &p.Spec, opts, field.NewPath("spec"))...)
+	return append(errs, validatePolicySpec(c, p.Name, &p.Spec, opts, field.NewPath("spec"))...)
 }
 
-func validatePolicySpec(env *celenv.Env, name string, spec *admissionregistrationv1.ValidatingAdmissionPolicySpec, opts policyOptions, path *field.Path) field.ErrorList {
+func validatePolicySpec(c Compiler, name string, spec *admissionregistrationv1.ValidatingAdmissionPolicySpec, opts policyOptions, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.FailurePolicy == nil {
 		errs = append(errs, field.Required(path.Child("failurePolicy"), ""))
@@ -133,7 +185,7 @@ func validatePolicySpec(env *celenv.Env, name string, spec *admissionregistratio
 
 	// One scope serves the whole policy. Match conditions come first, while
 	// `variables` is still undeclared: upstream compiles them statelessly.
-	scope := env.NewValidationScope(hasParams)
+	scope := c.NewScope(hasParams)
 	if !opts.skipMatchConditions {
 		errs = append(errs, validateMatchConditions(scope, spec.MatchConditions, opts.stored.matchConditions, path.Child("matchConditions"))...)
 	}
@@ -219,7 +271,7 @@ func splitGroupVersion(gv string) (group, version string, err error) {
 
 // validateMatchConditions checks the match conditions of a policy. They are
 // compiled before any variable, so `variables` is undeclared for them.
-func validateMatchConditions(scope *celenv.ValidationScope, mcs []admissionregistrationv1.MatchCondition, stored map[string]bool, path *field.Path) field.ErrorList {
+func validateMatchConditions(scope Scope, mcs []admissionregistrationv1.MatchCondition, stored map[string]bool, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(mcs) > MaxMatchConditions {
 		errs = append(errs, field.TooMany(path, len(mcs), MaxMatchConditions))
@@ -232,8 +284,8 @@ func validateMatchConditions(scope *celenv.ValidationScope, mcs []admissionregis
 		// it, and looks the trimmed text up among the old expressions.
 		if expr := strings.TrimSpace(mc.Expression); expr == "" {
 			errs = append(errs, field.Required(p.Child("expression"), ""))
-		} else if err := scope.Check(expr, celenv.Decls{Authorizer: true}, celenv.BoolResult, envMode(stored, expr)); err != nil {
-			errs = append(errs, field.Invalid(p.Child("expression"), expr, err.Detail))
+		} else if err := scope.Check(MatchCondition, expr, stored[expr]); err != nil {
+			errs = append(errs, field.Invalid(p.Child("expression"), expr, err.Error()))
 		}
 		if mc.Name == "" {
 			errs = append(errs, field.Required(p.Child("name"), ""))
@@ -253,7 +305,7 @@ func validateMatchConditions(scope *celenv.ValidationScope, mcs []admissionregis
 // validateVariable checks one variable and declares it for the expressions
 // after it. Upstream decides its environment by looking it up among the old
 // object's validation expressions, not its variables.
-func validateVariable(scope *celenv.ValidationScope, v *admissionregistrationv1.Variable, storedValidations map[string]bool, path *field.Path) field.ErrorList {
+func validateVariable(scope Scope, v *admissionregistrationv1.Variable, storedValidations map[string]bool, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if strings.TrimSpace(v.Name) == "" {
 		errs = append(errs, field.Required(path.Child("name"), "name is not specified"))
@@ -262,27 +314,27 @@ func validateVariable(scope *celenv.ValidationScope, v *admissionregistrationv1.
 	}
 	if strings.TrimSpace(v.Expression) == "" {
 		errs = append(errs, field.Required(path.Child("expression"), "expression is not specified"))
-	} else if err := scope.AddVariable(v.Name, v.Expression, envMode(storedValidations, v.Expression)); err != nil {
-		errs = append(errs, field.Invalid(path.Child("expression"), v.Expression, err.Detail))
+	} else if err := scope.AddVariable(v.Name, v.Expression, storedValidations[v.Expression]); err != nil {
+		errs = append(errs, field.Invalid(path.Child("expression"), v.Expression, err.Error()))
 	}
 	return errs
 }
 
 // validateValidation checks one validation: its expression, messageExpression
 // (compiled without the authorizer), message and reason.
-func validateValidation(scope *celenv.ValidationScope, v *admissionregistrationv1.Validation, stored storedExpressions, path *field.Path) field.ErrorList {
+func validateValidation(scope Scope, v *admissionregistrationv1.Validation, stored storedExpressions, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if strings.TrimSpace(v.Expression) == "" {
 		errs = append(errs, field.Required(path.Child("expression"), "expression is not specified"))
-	} else if err := scope.Check(v.Expression, celenv.Decls{Authorizer: true}, celenv.BoolResult, envMode(stored.validations, v.Expression)); err != nil {
-		errs = append(errs, field.Invalid(path.Child("expression"), v.Expression, err.Detail))
+	} else if err := scope.Check(Validation, v.Expression, stored.validations[v.Expression]); err != nil {
+		errs = append(errs, field.Invalid(path.Child("expression"), v.Expression, err.Error()))
 	}
 	if v.MessageExpression != "" && strings.TrimSpace(v.MessageExpression) == "" {
 		errs = append(errs, field.Invalid(path.Child("messageExpression"), v.MessageExpression, "must be non-empty if specified"))
 	} else if v.MessageExpression != "" {
 		// The untrimmed text is compiled, so that columns match the field.
-		if err := scope.Check(v.MessageExpression, celenv.Decls{}, celenv.StringResult, envMode(stored.messageExpressions, v.MessageExpression)); err != nil {
-			errs = append(errs, field.Invalid(path.Child("messageExpression"), v.MessageExpression, err.Detail))
+		if err := scope.Check(MessageExpression, v.MessageExpression, stored.messageExpressions[v.MessageExpression]); err != nil {
+			errs = append(errs, field.Invalid(path.Child("messageExpression"), v.MessageExpression, err.Error()))
 		}
 	}
 	msg := strings.TrimSpace(v.Message)
@@ -299,7 +351,7 @@ func validateValidation(scope *celenv.ValidationScope, v *admissionregistrationv
 
 // validateAuditAnnotation checks one audit annotation of the policy named
 // policyName.
-func validateAuditAnnotation(scope *celenv.ValidationScope, policyName string, a *admissionregistrationv1.AuditAnnotation, stored map[string]bool, path *field.Path) field.ErrorList {
+func validateAuditAnnotation(scope Scope, policyName string, a *admissionregistrationv1.AuditAnnotation, stored map[string]bool, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if policyName != "" {
 		// The annotation is recorded as "<policy>/<key>", which must be a
@@ -319,8 +371,8 @@ func validateAuditAnnotation(scope *celenv.ValidationScope, policyName string, a
 	default:
 		// Upstream compiles the trimmed text but reports, and looks up
 		// among the old expressions, the text as written.
-		if err := scope.Check(trimmed, celenv.Decls{Authorizer: true}, celenv.StringOrNullResult, envMode(stored, a.ValueExpression)); err != nil {
-			errs = append(errs, field.Invalid(p, a.ValueExpression, err.Detail))
+		if err := scope.Check(AuditAnnotation, trimmed, stored[a.ValueExpression]); err != nil {
+			errs = append(errs, field.Invalid(p, a.ValueExpression, err.Error()))
 		}
 	}
 	return errs
@@ -339,29 +391,6 @@ func internalAuditAnnotations(as []admissionregistrationv1.AuditAnnotation) []in
 		out[i] = internalAuditAnnotation{Key: a.Key, ValueExpression: a.ValueExpression}
 	}
 	return out
-}
-
-// ValidateBinding is [github.com/vapkit/vapkit/typecheck.ValidateBinding]: validation of b on create
-// and update alike. Whether the named policy exists is not checked.
-func ValidateBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
-	if b == nil {
-		return field.ErrorList{field.Required(nil, "a ValidatingAdmissionPolicyBinding is required")}
-	}
-	b = b.DeepCopy()
-	manifest.SetBindingDefaults(b)
-	errs := genericvalidation.ValidateObjectMeta(&b.ObjectMeta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	spec := field.NewPath("spec")
-	if b.Spec.PolicyName == "" {
-		errs = append(errs, field.Required(spec.Child("policyName"), ""))
-	} else {
-		for _, msg := range genericvalidation.NameIsDNSSubdomain(b.Spec.PolicyName, false) {
-			errs = append(errs, field.Invalid(spec.Child("policyName"), b.Spec.PolicyName, msg))
-		}
-	}
-	errs = append(errs, validateParamRef(b.Spec.ParamRef, spec.Child("paramRef"))...)
-	// Upstream's path really is spelt "matchResouces".
-	errs = append(errs, validateMatchResources(b.Spec.MatchResources, spec.Child("matchResouces"))...)
-	return append(errs, validateValidationActions(b.Spec.ValidationActions, spec.Child("validationActions"))...)
 }
 
 // validateParamRef checks a binding's paramRef; nil is valid.
@@ -419,10 +448,4 @@ func validateValidationActions(actions []admissionregistrationv1.ValidationActio
 		errs = append(errs, field.Required(path, "at least one validation action is required"))
 	}
 	return errs
-}
-
-// ValidateDefaulted is create validation of p as given, without applying the
-// API server's defaults first, for tests of what the defaults prevent.
-func ValidateDefaulted(env *celenv.Env, p *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
-	return validatePolicy(env, p, policyOptions{})
 }
