@@ -1,0 +1,117 @@
+package mutation
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/vapkit/vapkit/internal/patchtypes"
+)
+
+// Apply merges the value of an ApplyConfiguration expression into obj with
+// server-side-apply semantics and returns the merged object, unstructured,
+// as upstream's applyConfigPatcher does: the type-name check ("type
+// mismatch: …"), apiVersion and kind taken from obj whatever the expression
+// set, then structured-merge-diff with tc ("error applying patch: …"). No
+// field ownership is recorded or consulted. obj is not modified.
+func Apply(tc *TypeConverter, obj runtime.Object, v *patchtypes.ObjectVal) (*unstructured.Unstructured, error) {
+	if err := v.CheckTypeNames(); err != nil {
+		return nil, fmt.Errorf("type mismatch: %w", err)
+	}
+	// Upstream reads Value(), so a conversion failure is not an error here:
+	// it is embedded in the map (nested) or makes the result a non-map.
+	m, ok := v.Value().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("invalid return type: %T", v)
+	}
+	patch := &unstructured.Unstructured{Object: m}
+	patch.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+	out, err := merge(tc, obj, patch)
+	if err != nil {
+		return nil, fmt.Errorf("error applying patch: %w", err)
+	}
+	return out, nil
+}
+
+// merge is upstream's ApplyStructuredMergeDiff.
+func merge(tc *TypeConverter, obj runtime.Object, patch *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if tc == nil {
+		return nil, errors.New("type converter must not be nil")
+	}
+	p, err := tc.ObjectToTyped(patch)
+	if err != nil {
+		return nil, fmt.Errorf("failed to convert patch object to typed object: %w", err)
+	}
+	if atomics := findAtomics(nil, p.Schema(), p.TypeRef(), p.AsValue()); len(atomics) > 0 {
+		return nil, fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %v", strings.Join(atomics, ", "))
+	}
+	live, err := tc.ObjectToTyped(obj, typed.AllowDuplicates)
+	if err != nil {
+		return nil, fmt.Errorf("failed to convert original object to typed object: %w", err)
+	}
+	merged, err := live.Merge(p)
+	if err != nil {
+		return nil, fmt.Errorf("failed to merge patch: %w", err)
+	}
+	u, ok := merged.AsValue().Unstructured().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("failed to convert typed object to object: failed to convert value to unstructured for type %T", merged.AsValue().Unstructured())
+	}
+	return &unstructured.Unstructured{Object: u}, nil
+}
+
+// findAtomics lists the paths of the atomic lists, maps and structs in a
+// patch value, as upstream's findAtomics: it descends into declared struct
+// fields and list elements only. Map keys are visited in sorted order
+// (upstream: Go map order).
+func findAtomics(path []fieldpath.PathElement, s *schema.Schema, tr schema.TypeRef, v value.Value) []string {
+	a, ok := s.Resolve(tr)
+	if !ok {
+		return nil
+	}
+	var out []string
+	if v.IsMap() && a.Map != nil {
+		if a.Map.ElementRelationship == schema.Atomic {
+			out = append(out, pathString(path))
+		}
+		m := v.AsMap()
+		var keys []string
+		m.Iterate(func(key string, _ value.Value) bool {
+			keys = append(keys, key)
+			return true
+		})
+		slices.Sort(keys)
+		for _, key := range keys {
+			if f, ok := a.Map.FindField(key); ok {
+				val, _ := m.Get(key)
+				out = append(out, findAtomics(append(path, fieldpath.PathElement{FieldName: &key}), s, f.Type, val)...)
+			}
+		}
+	}
+	if v.IsList() && a.List != nil {
+		if a.List.ElementRelationship == schema.Atomic {
+			out = append(out, pathString(path))
+		}
+		l := v.AsList()
+		for i := range l.Length() {
+			out = append(out, findAtomics(append(path, fieldpath.PathElement{Index: &i}), s, a.List.ElementType, l.At(i))...)
+		}
+	}
+	return out
+}
+
+func pathString(path []fieldpath.PathElement) string {
+	var sb strings.Builder
+	for _, p := range path {
+		sb.WriteString(p.String())
+	}
+	return sb.String()
+}

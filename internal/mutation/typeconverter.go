@@ -1,0 +1,117 @@
+package mutation
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	yaml "go.yaml.in/yaml/v2"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// smdGz is the structured-merge-diff schema of every k8s.io/api v0.37.2
+// kind, converted from kube-openapi's generated definitions by
+// internal/gen: gzip-compressed YAML, in base64 lines.
+//
+//go:embed smd.yaml.gz.b64
+var smdGz string
+
+// TypeConverter types objects of the kinds it knows with their
+// structured-merge-diff schema, as the API server's type converters
+// (managedfields.NewTypeConverter over a group-version's OpenAPI document)
+// do. It is immutable and safe for concurrent use.
+type TypeConverter struct {
+	parser *typed.Parser
+	kinds  map[schema.GroupVersionKind]string
+}
+
+// ErrNoCorrespondingType is the error of ObjectToTyped for a kind the
+// converter does not know, worded as managedfields words it.
+type noCorrespondingTypeError struct{ gvk schema.GroupVersionKind }
+
+func (e *noCorrespondingTypeError) Error() string {
+	return fmt.Sprintf("no corresponding type for %v", e.gvk)
+}
+
+// ObjectToTyped types obj by the schema of its kind. Typed Go objects are
+// read through reflection, unstructured ones as maps, as upstream.
+func (c *TypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	name, ok := c.kinds[gvk]
+	if !ok {
+		return nil, &noCorrespondingTypeError{gvk: gvk}
+	}
+	t := c.parser.Type(name)
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return t.FromUnstructured(u.UnstructuredContent(), opts...)
+	}
+	return t.FromStructured(obj, opts...)
+}
+
+// Knows reports whether c has a schema for gvk.
+func (c *TypeConverter) Knows(gvk schema.GroupVersionKind) bool {
+	_, ok := c.kinds[gvk]
+	return ok
+}
+
+// builtinFile is the layout of smd.yaml.gz.
+type builtinFile struct {
+	Kinds []struct {
+		Group   string `yaml:"group,omitempty"`
+		Version string `yaml:"version"`
+		Kind    string `yaml:"kind"`
+		Type    string `yaml:"type"`
+	} `yaml:"kinds"`
+	// Schema holds smdschema.Schema's one field: the Schema type itself
+	// carries a lock and must not be copied.
+	Schema struct {
+		Types []smdschema.TypeDef `yaml:"types"`
+	} `yaml:"schema"`
+}
+
+// builtinSchema decodes the embedded schema once.
+var builtinSchema = sync.OnceValues(func() (*builtinFile, error) {
+	gz, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(smdGz, "\n", ""))
+	if err != nil {
+		return nil, fmt.Errorf("reading embedded schemas: %w", err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("reading embedded schemas: %w", err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("reading embedded schemas: %w", err)
+	}
+	f := new(builtinFile)
+	if err := yaml.Unmarshal(data, f); err != nil {
+		return nil, fmt.Errorf("decoding embedded schemas: %w", err)
+	}
+	return f, nil
+})
+
+// builtinConverter is built once from builtinSchema.
+var builtinConverter = sync.OnceValues(func() (*TypeConverter, error) {
+	f, err := builtinSchema()
+	if err != nil {
+		return nil, err
+	}
+	c := &TypeConverter{parser: &typed.Parser{Schema: smdschema.Schema{Types: f.Schema.Types}}, kinds: make(map[schema.GroupVersionKind]string, len(f.Kinds))}
+	for _, k := range f.Kinds {
+		c.kinds[schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}] = k.Type
+	}
+	return c, nil
+})
+
+// Builtin returns the converter of every built-in kind of k8s.io/api
+// v0.37.2. The embedded schema is decoded on the first call.
+func Builtin() (*TypeConverter, error) { return builtinConverter() }
