@@ -1,6 +1,6 @@
 package typecheck
 
-//go:generate go run -tags vapkit_gen ./internal/gen -o schemas.json.gz
+//go:generate go run -tags vapkit_gen ./internal/gen -o schemas.json.gz -extra-o schemas_extra.json
 
 import (
 	"bytes"
@@ -22,6 +22,22 @@ import (
 //go:embed schemas.json.gz
 var schemasGz []byte
 
+// schemasExtra holds, in the same format, the definitions of
+// apiextensions.k8s.io and apiregistration.k8s.io as
+// k8s.io/apiextensions-apiserver and k8s.io/kube-aggregator generate them,
+// stripped the same way.
+//
+//go:embed schemas_extra.json
+var schemasExtra []byte
+
+// schemaFile is the format of both embedded files.
+type schemaFile struct {
+	Kinds []struct {
+		Group, Version, Kind, Definition string
+	} `json:"kinds"`
+	Definitions map[string]json.RawMessage `json:"definitions"`
+}
+
 // definitions is the decoded form of schemasGz. Definitions stay raw JSON
 // until a kind needs them.
 type definitions struct {
@@ -40,17 +56,18 @@ var builtinDefinitions = sync.OnceValues(func() (*definitions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading embedded schemas: %w", err)
 	}
-	var f struct {
-		Kinds []struct {
-			Group, Version, Kind, Definition string
-		} `json:"kinds"`
-		Definitions map[string]json.RawMessage `json:"definitions"`
-	}
+	var f, extra schemaFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("decoding embedded schemas: %w", err)
 	}
-	d := &definitions{kinds: make(map[schema.GroupVersionKind]string, len(f.Kinds)), defs: f.Definitions}
-	for _, k := range f.Kinds {
+	if err := json.Unmarshal(schemasExtra, &extra); err != nil {
+		return nil, fmt.Errorf("decoding embedded schemas_extra.json: %w", err)
+	}
+	d := &definitions{kinds: make(map[schema.GroupVersionKind]string, len(f.Kinds)+len(extra.Kinds)), defs: f.Definitions}
+	for name, def := range extra.Definitions {
+		d.defs[name] = def
+	}
+	for _, k := range append(f.Kinds, extra.Kinds...) {
 		d.kinds[schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}] = k.Definition
 	}
 	return d, nil
@@ -60,7 +77,7 @@ var builtinDefinitions = sync.OnceValues(func() (*definitions, error) {
 type builtinResolver struct{}
 
 // BuiltinResolver returns a [SchemaResolver] for every kind of k8s.io/api
-// v0.37.2, backed by OpenAPI definitions generated with kube-openapi and
+// v0.37.2, apiextensions.k8s.io and apiregistration.k8s.io, backed by OpenAPI definitions generated with kube-openapi and
 // embedded in the library, as the API server's definitions resolver sees
 // them: $refs are inlined and circular references become `type: object`.
 // It is safe for concurrent use.

@@ -13,8 +13,8 @@ import (
 )
 
 // ErrSchemaNotFound is wrapped by the errors a [SchemaResolver] returns for a
-// kind it does not know. Type checking skips such kinds silently, as the API
-// server does.
+// kind it does not know. Type checking skips such kinds, as the API server
+// does; [Checker.Unchecked] lists them.
 var ErrSchemaNotFound = errors.New("schema not found")
 
 // SchemaResolver finds the OpenAPI schema of a kind. The schema must have its

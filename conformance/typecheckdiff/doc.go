@@ -4,7 +4,10 @@
 //
 // Both checkers read the same schemas — vapkit's embedded built-in
 // definitions, with $refs inlined by vapkit on one side and by upstream's
-// resolver.PopulateRefs on the other — and map resources to kinds through
+// resolver.PopulateRefs on the other; for apiextensions.k8s.io and
+// apiregistration.k8s.io the upstream side reads the definitions
+// k8s.io/apiextensions-apiserver and k8s.io/kube-aggregator generate
+// themselves — and map resources to kinds through
 // the same table ([typecheck.NewKindMapper]). Their
 // status.typeChecking.expressionWarnings must then agree byte for byte,
 // except for the names of the schema types: upstream appends the current

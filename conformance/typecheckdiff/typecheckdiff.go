@@ -9,10 +9,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsopenapi "k8s.io/apiextensions-apiserver/pkg/generated/openapi"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	aggregatoropenapi "k8s.io/kube-aggregator/pkg/generated/openapi"
+	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/vapkit/vapkit/typecheck"
@@ -46,7 +49,7 @@ func NewChecker() (*Checker, error) {
 	return &Checker{
 		vapkit: vk,
 		upstream: &validating.TypeChecker{
-			SchemaResolver: &definitionsResolver{kinds: kinds, lookup: lookup, decoded: map[string]*spec.Schema{}},
+			SchemaResolver: &definitionsResolver{kinds: kinds, lookup: lookup, decoded: servedOutsideAPI()},
 			RestMapper:     kindsOnlyMapper{kinds: mapper},
 		},
 		typeName: typeNamePattern(kinds),
@@ -159,6 +162,27 @@ func (r *definitionsResolver) definition(name string) (*spec.Schema, bool) {
 		r.decoded[name] = s
 	}
 	return s, ok
+}
+
+// servedOutsideAPI returns the definitions of the API groups a
+// kube-apiserver serves from outside k8s.io/api (apiextensions.k8s.io and
+// apiregistration.k8s.io) as their own modules generate them, descriptions
+// included, so that the upstream side type-checks those kinds against
+// upstream's schemas rather than vapkit's embedded copy.
+func servedOutsideAPI() map[string]*spec.Schema {
+	out := map[string]*spec.Schema{}
+	for _, get := range []func(common.ReferenceCallback) map[string]common.OpenAPIDefinition{
+		apiextensionsopenapi.GetOpenAPIDefinitions,
+		aggregatoropenapi.GetOpenAPIDefinitions,
+	} {
+		for name, def := range get(spec.MustCreateRef) {
+			if strings.HasPrefix(name, "io.k8s.apiextensions-apiserver.") || strings.HasPrefix(name, "io.k8s.kube-aggregator.") {
+				s := def.Schema
+				out[name] = &s
+			}
+		}
+	}
+	return out
 }
 
 // kindsOnlyMapper is a meta.RESTMapper whose KindsFor answers are vapkit's;

@@ -169,3 +169,40 @@ func TestNilPolicy(t *testing.T) {
 		t.Errorf("Compare(nil) = %+v, want empty", got)
 	}
 }
+
+// TestUpstreamReadsItsOwnDefinitions checks that the upstream side resolves
+// the kinds served from outside k8s.io/api from the definitions their own
+// modules generate (which carry descriptions; vapkit's embedded copy has
+// none), so that the corpus compares vapkit's shipped schemas with
+// upstream's.
+func TestUpstreamReadsItsOwnDefinitions(t *testing.T) {
+	c := newChecker(t)
+	for _, gvk := range []schema.GroupVersionKind{
+		{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"},
+		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"},
+	} {
+		up, err := c.upstream.SchemaResolver.ResolveSchema(gvk)
+		if err != nil {
+			t.Fatalf("upstream ResolveSchema(%v) error: %v", gvk, err)
+		}
+		if up.Description == "" {
+			t.Errorf("upstream ResolveSchema(%v) has no description: not the module's own definition", gvk)
+		}
+		vk, err := typecheck.BuiltinResolver().ResolveSchema(gvk)
+		if err != nil {
+			t.Fatalf("BuiltinResolver().ResolveSchema(%v) error: %v", gvk, err)
+		}
+		if got, want := sortedKeys(vk.Properties), sortedKeys(up.Properties); !reflect.DeepEqual(got, want) {
+			t.Errorf("%v properties: vapkit %v, upstream %v", gvk, got, want)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,7 +1,8 @@
 //go:build vapkit_gen
 
-// Command gen regenerates schemas.json.gz, the OpenAPI definitions of every
-// k8s.io/api type that package typecheck embeds.
+// Command gen regenerates schemas.json.gz and schemas_extra.json, the OpenAPI
+// definitions of every kind a kube-apiserver serves by default that package
+// typecheck embeds.
 //
 // It runs in two steps, both from the module root so that the packages are
 // the versions go.mod selects:
@@ -11,8 +12,16 @@
 //     writes GetOpenAPIDefinitions for every k8s.io/api package and the
 //     apimachinery packages Kubernetes generates definitions for, into a
 //     temporary package guarded by the vapkit_gen build tag;
-//  2. the dump program (./dump) calls GetOpenAPIDefinitions, keeps what type
-//     checking needs and writes the compressed JSON.
+//  2. the extra program (./extra), run in a temporary module of its own
+//     because it needs modules vapkit does not require, prints the
+//     definitions of the two API groups a kube-apiserver serves from
+//     outside k8s.io/api: apiextensions.k8s.io (from
+//     k8s.io/apiextensions-apiserver) and apiregistration.k8s.io (from
+//     k8s.io/kube-aggregator), both at the k8s.io/api version of go.mod;
+//  3. the dump program (./dump) calls GetOpenAPIDefinitions, keeps what
+//     type checking needs and writes k8s.io/api's definitions as
+//     compressed JSON (schemas.json.gz) and the other two groups' as plain
+//     JSON, one definition per line (schemas_extra.json, about 30 KB).
 //
 // kube-openapi/pkg/common, which the generated code imports, needs a go.sum
 // entry (github.com/emicklei/go-restful) that vapkit does not carry, so the
@@ -49,16 +58,21 @@ var apimachineryPackages = []string{
 const tmpPkg = "typecheck/internal/gen/openapitmp"
 
 func main() {
-	out := flag.String("o", "schemas.json.gz", "output file, relative to the typecheck directory")
+	out := flag.String("o", "schemas.json.gz", "output file for k8s.io/api, relative to the typecheck directory")
+	extraOut := flag.String("extra-o", "schemas_extra.json", "output file for apiextensions.k8s.io and apiregistration.k8s.io")
 	flag.Parse()
-	if err := run(*out); err != nil {
+	if err := run(*out, *extraOut); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string) error {
+func run(out, extraOut string) error {
 	outAbs, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	extraOutAbs, err := filepath.Abs(extraOut)
 	if err != nil {
 		return err
 	}
@@ -102,7 +116,12 @@ func run(out string) error {
 	if err := rewrite(filepath.Join(tmp, "zz_generated.openapi.go")); err != nil {
 		return err
 	}
-	cmd = exec.Command("go", "run", "-tags", "vapkit_gen", "./typecheck/internal/gen/dump", "-o", outAbs)
+	extra, err := extraDefinitions(root, apiDir)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(extra)
+	cmd = exec.Command("go", "run", "-tags", "vapkit_gen", "./typecheck/internal/gen/dump", "-o", outAbs, "-extra", extra, "-extra-o", extraOutAbs)
 	cmd.Dir = root
 	cmd.Stdout = os.Stdout
 	cmd.Stderr = os.Stderr
@@ -110,6 +129,56 @@ func run(out string) error {
 		return fmt.Errorf("dump: %w", err)
 	}
 	return nil
+}
+
+// extraDefinitions runs ./extra in a temporary module that requires
+// k8s.io/apiextensions-apiserver and k8s.io/kube-aggregator at the version
+// of k8s.io/api (apiDir ends in k8s.io/api@vX.Y.Z) and kube-openapi at
+// go.mod's version, and returns the name of a temporary file holding its
+// output.
+func extraDefinitions(root, apiDir string) (string, error) {
+	_, version, ok := strings.Cut(filepath.Base(apiDir), "@")
+	if !ok {
+		return "", fmt.Errorf("cannot tell the k8s.io/api version from %s", apiDir)
+	}
+	openapi := strings.TrimPrefix(openapiGen, "k8s.io/kube-openapi/cmd/openapi-gen@")
+	dir, err := os.MkdirTemp("", "vapkit-gen-extra")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	src, err := os.ReadFile(filepath.Join(root, "typecheck", "internal", "gen", "extra", "main.go"))
+	if err != nil {
+		return "", err
+	}
+	// Without its constraint, so that `go mod tidy` there follows its imports.
+	src = bytes.Replace(src, []byte("//go:build ignore\n"), nil, 1)
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), src, 0o644); err != nil {
+		return "", err
+	}
+	gomod := "module vapkitgenextra\n\ngo 1.26.0\n\nrequire (\n" +
+		"\tk8s.io/apiextensions-apiserver " + version + "\n" +
+		"\tk8s.io/kube-aggregator " + version + "\n" +
+		"\tk8s.io/kube-openapi " + openapi + "\n)\n"
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		return "", err
+	}
+	if _, err := goOutput(dir, "mod", "tidy"); err != nil {
+		return "", err
+	}
+	out, err := goOutput(dir, "run", "main.go")
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp("", "vapkit-gen-extra-*.json")
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(out); err != nil {
+		f.Close()
+		return "", err
+	}
+	return f.Name(), f.Close()
 }
 
 // apiPackages lists the k8s.io/api packages whose doc.go asks for OpenAPI
