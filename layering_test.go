@@ -14,11 +14,13 @@ var allowedImports = map[string][]string{
 	"audit":           nil,
 	"params":          nil,
 	"matching":        nil,
-	"celenv":          {"celenv/internal/library", "internal/costcheck", "internal/patchtypes"},
+	"celenv":          {"celenv/internal/library", "internal/celvalue", "internal/costcheck", "internal/patchtypes"},
 	"celenv/listtype": nil,
 	"policy": {"audit", "params", "matching", "celenv", "celenv/internal/library",
-		"internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation"},
-	"typecheck":              {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation"},
+		"internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation",
+		"internal/celvalue"},
+	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation",
+		"internal/celvalue"},
 	"internal/apivalidation": nil,
 }
 

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
+
+	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // Result types an expression may be required to have.
@@ -67,7 +69,7 @@ type Program struct {
 	sizeFree bool
 	// paths lead to the input values whose sizes the bounds assume;
 	// valuePaths to the values of an inputPath expression.
-	paths, valuePaths []*sizePath
+	paths, valuePaths []*celvalue.Path
 }
 
 // Expression returns the source text.

@@ -10,9 +10,9 @@ import (
 	"github.com/google/cel-go/checker"
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/vapkit/vapkit/celenv/internal/library"
+	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // Cost tracking makes a CEL evaluation two to three times slower, and the
@@ -151,72 +151,54 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 	}
 }
 
-// sizePath is a path from an input variable to the values whose sizes an
-// expression's estimate depends on: field names, and wildcardStep for any
-// element of a list or any key or value of a map. The estimator asks for
-// the size of a value only by its path (cel-go calls the steps into a
-// comprehension's range "@items", "@keys" and so on), and every runtime
-// charge depends on the sizes of the values it is given, not on what they
-// hold (the library's deep traversals are bounded apart, see
-// library.UpperCallCost): so the largest size found at the end of the
-// paths bounds the estimate as well as the largest size in the whole
-// inputs would, at a fraction of the work.
-type sizePath struct {
+// pathSet collects the paths (see celvalue.Path) from the input
+// variables to the values whose sizes an expression's estimate depends
+// on, without repetition. The estimator asks for the size of a value only
+// by its path (cel-go calls the steps into a comprehension's range
+// "@items", "@keys" and so on), and every runtime charge depends on the
+// sizes of the values it is given, not on what they hold (the library's
+// deep traversals are bounded apart, see library.UpperCallCost): so the
+// largest size found at the end of the paths bounds the estimate as well
+// as the largest size in the whole inputs would, at a fraction of the
+// work.
+type pathSet map[string]pathSpec
+
+// pathSpec is one path of a pathSet.
+type pathSpec struct {
 	root   inputRoots
 	fields []string
-	// keys are the fields as CEL strings, boxed once; nil for a wildcard.
-	keys []ref.Val
-	// id numbers the path in its Env, for Sizes; -1 when not numbered.
-	id int32
-	// stem is the path of the field steps this one starts with (see
-	// pathTable.intern), or nil.
-	stem *sizePath
 }
 
 // wildcardStep stands for every element, key or value of a list or map.
-const wildcardStep = "@"
-
-// pathSet collects paths without repetition.
-type pathSet map[string]sizePath
-
-// pathKey identifies a path in a pathSet and a pathTable.
-func pathKey(root inputRoots, fields []string) string {
-	return string(rune('0'+root)) + "\x00" + strings.Join(fields, "\x00")
-}
+const wildcardStep = celvalue.Wildcard
 
 func (ps pathSet) add(root inputRoots, fields []string) {
-	key := pathKey(root, fields)
+	key := celvalue.PathKey(uint8(root), fields)
 	if _, ok := ps[key]; !ok {
-		p := sizePath{root: root, fields: slices.Clone(fields), keys: make([]ref.Val, len(fields))}
-		for i, f := range fields {
-			if f != wildcardStep {
-				p.keys[i] = types.String(f)
-			}
-		}
-		ps[key] = p
+		ps[key] = pathSpec{root: root, fields: slices.Clone(fields)}
 	}
 }
 
 // addUnder adds each of paths extended by the steps of rest.
-func (ps pathSet) addUnder(paths []*sizePath, rest []string) {
+func (ps pathSet) addUnder(paths []*celvalue.Path, rest []string) {
 	for _, p := range paths {
-		ps.add(p.root, slices.Concat(p.fields, rest))
+		ps.add(inputRoots(p.Root), slices.Concat(p.Fields, rest))
 	}
 }
 
 // list returns the paths in a fixed order, interned in t.
-func (ps pathSet) list(t *pathTable) []*sizePath {
+func (ps pathSet) list(t *celvalue.PathTable) []*celvalue.Path {
 	keys := slices.Sorted(maps.Keys(ps))
-	out := make([]*sizePath, 0, len(keys))
+	out := make([]*celvalue.Path, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, t.intern(k, ps[k]))
+		out = append(out, t.Intern(uint8(ps[k].root), ps[k].fields))
 	}
 	return out
 }
 
-// pathSteps turns the steps of a cost estimator path (after its root or
-// variable) into sizePath steps.
-func pathSteps(path []string) []string {
+// estimatorSteps turns the steps of a cost estimator path (after its root or
+// variable) into celvalue.Path steps.
+func estimatorSteps(path []string) []string {
 	steps := make([]string, len(path))
 	for i, f := range path {
 		if strings.HasPrefix(f, "@") {
@@ -472,12 +454,12 @@ func (s inputSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 		return nil
 	}
 	if r := rootNames[path[0]]; r != 0 {
-		s.read.add(r, pathSteps(path[1:]))
+		s.read.add(r, estimatorSteps(path[1:]))
 		return &checker.SizeEstimate{Min: 0, Max: s.bound}
 	}
 	if path[0] == VariablesVar && len(path) >= 2 {
 		if v := s.variables[path[1]]; v != nil && v.inputPath {
-			s.read.addUnder(v.valuePaths, pathSteps(path[2:]))
+			s.read.addUnder(v.valuePaths, estimatorSteps(path[2:]))
 			return &checker.SizeEstimate{Min: 0, Max: s.bound}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/cel-go/interpreter"
 
 	"github.com/vapkit/vapkit/celenv/internal/library"
+	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // Cost limits of the API server (k8s.io/apiserver pkg/apis/cel/config.go).
@@ -150,7 +151,7 @@ type Env struct {
 	// estimate knows, so every evaluation is tracked.
 	custom bool
 	// paths numbers the size paths of the programs compiled.
-	paths *pathTable
+	paths *celvalue.PathTable
 }
 
 // New builds the environments of the chosen Kubernetes version.
@@ -162,7 +163,7 @@ func New(opts Options) (*Env, error) {
 	if v < MinVersion || v > MaxVersion {
 		return nil, fmt.Errorf("unsupported Kubernetes version %s: supported versions are %s to %s", v, MinVersion, MaxVersion)
 	}
-	e := &Env{version: v, envs: make(map[declKey]*cel.Env, 8), custom: len(opts.Extra) > 0, paths: &pathTable{}}
+	e := &Env{version: v, envs: make(map[declKey]*cel.Env, 8), custom: len(opts.Extra) > 0, paths: &celvalue.PathTable{}}
 	for _, mode := range []Mode{StoredExpressions, NewExpressions} {
 		// A server of version v stores what it knows (every option of v that
 		// is not removed by v); it accepts new expressions as of v-1.

@@ -14,6 +14,7 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/interpreter"
 
+	"github.com/vapkit/vapkit/internal/celvalue"
 	"github.com/vapkit/vapkit/internal/costcheck"
 )
 
@@ -136,7 +137,7 @@ func (b *Batch) programClass(p *Program) sizeClass {
 	}
 	var bound uint64
 	for _, path := range p.paths {
-		bound = max(bound, b.sizes.pathBound(path, b.root(path.root)))
+		bound = max(bound, b.sizes.PathBound(path, b.root(inputRoots(path.Root))))
 	}
 	return classFor(bound)
 }
@@ -156,168 +157,6 @@ func (b *Batch) root(r inputRoots) any {
 		return b.in.Namespace
 	}
 	return nil
-}
-
-// sizesAt returns the largest size of the values at path's steps from
-// step on, starting at v, as CEL's cost model measures a value's size (not
-// what it holds). Steps are followed as selections follow fields: a
-// missing field or a null holds nothing an expression can read and adds
-// nothing. It returns false for values of forms it does not read.
-func sizesAt(v any, path *sizePath, step int) (uint64, bool) {
-	for ; step < len(path.fields); step++ {
-		if path.keys[step] == nil {
-			if l, ok := v.(Lazy); ok {
-				v = l()
-			}
-			return wildcardSizes(v, path, step)
-		}
-		var st stepResult
-		if v, st = selectStep(v, path, step); st != stepFound {
-			return 0, st == stepAbsent
-		}
-	}
-	return ownSize(v)
-}
-
-type stepResult uint8
-
-const (
-	stepFound stepResult = iota
-	// stepAbsent: nothing is there (a missing field, a null).
-	stepAbsent
-	// stepUnknown: a value selectStep does not read.
-	stepUnknown
-)
-
-// selectStep selects path's field at step from v, as a selection would.
-func selectStep(v any, path *sizePath, step int) (any, stepResult) {
-	if l, ok := v.(Lazy); ok {
-		v = l()
-	}
-	switch m := v.(type) {
-	case nil, types.Null:
-		return nil, stepAbsent
-	case map[string]any:
-		c, ok := m[path.fields[step]]
-		if !ok {
-			return nil, stepAbsent
-		}
-		return c, stepFound
-	case traits.Mapper:
-		c, ok := m.Find(path.keys[step])
-		switch {
-		case !ok:
-			return nil, stepAbsent
-		case types.IsError(c):
-			return nil, stepUnknown
-		}
-		return c, stepFound
-	}
-	return nil, stepUnknown
-}
-
-// valueAt follows the field steps of path from v.
-func valueAt(v any, path *sizePath) (any, stepResult) {
-	for step := range path.fields {
-		var st stepResult
-		if v, st = selectStep(v, path, step); st != stepFound {
-			return nil, st
-		}
-	}
-	return v, stepFound
-}
-
-// wildcardSizes is sizesAt for a wildcard at step: every element of a
-// list, every value of a map and, when the path ends there, its keys.
-func wildcardSizes(v any, path *sizePath, step int) (uint64, bool) {
-	last := step == len(path.fields)-1
-	var b uint64
-	each := func(e any) bool {
-		x, ok := sizesAt(e, path, step+1)
-		b = max(b, x)
-		return ok
-	}
-	switch m := v.(type) {
-	case nil, types.Null:
-		return 0, true
-	case []any:
-		for _, e := range m {
-			if !each(e) {
-				return 0, false
-			}
-		}
-	case map[string]any:
-		for k, e := range m {
-			if last {
-				b = max(b, uint64(len(k)))
-			}
-			if !each(e) {
-				return 0, false
-			}
-		}
-	case traits.Lister:
-		n, ok := m.Size().(types.Int)
-		if !ok {
-			return 0, false
-		}
-		for i := range int64(n) {
-			if !each(m.Get(types.Int(i))) {
-				return 0, false
-			}
-		}
-	case traits.Mapper:
-		for it := m.Iterator(); it.HasNext() == types.True; {
-			k := it.Next()
-			if last {
-				x, ok := ownSize(k)
-				if !ok {
-					return 0, false
-				}
-				b = max(b, x)
-			}
-			if !each(m.Get(k)) {
-				return 0, false
-			}
-		}
-	default:
-		return 0, false
-	}
-	return b, true
-}
-
-// ownSize is the size CEL's cost model gives v: the length of a string or
-// bytes, the number of elements or entries of a list or map, nothing for
-// other values. It returns false for values of forms it does not know.
-func ownSize(v any) (uint64, bool) {
-	switch x := v.(type) {
-	case nil, bool, int64, float64, types.Null, types.Bool, types.Int, types.Uint, types.Double:
-		return 0, true
-	case string:
-		return uint64(len(x)), true
-	case []byte:
-		return uint64(len(x)), true
-	case []any:
-		return uint64(len(x)), true
-	case map[string]any:
-		return uint64(len(x)), true
-	case types.String:
-		return uint64(len(x)), true
-	case types.Bytes:
-		return uint64(len(x)), true
-	case traits.Sizer:
-		return sizeOfSize(x.Size()), true
-	case *types.Optional:
-		if x.HasValue() {
-			return ownSize(x.GetValue())
-		}
-		return 0, true
-	case ref.Val:
-		if types.IsError(x) {
-			return 0, false
-		}
-		return 0, true // scalars, optionals without value, types
-	}
-	return 0, false
 }
 
 // Skip charges p's estimated bound to the budget without evaluating p, for
@@ -451,20 +290,6 @@ func eval(ctx context.Context, prog cel.Program, act *activation) (ref.Val, *cel
 	return prog.ContextEval(ctx, act)
 }
 
-// Lazy is an Input value computed on first use: ResolveName calls it when
-// an expression reads the variable. The function must be cheap to call
-// again (remember its result) and is called only from the goroutine that
-// evaluates the batch. It lets callers skip preparing values, such as the
-// namespace object, that no expression reads.
-type Lazy func() any
-
-func resolveLazy(v any) any {
-	if f, ok := v.(Lazy); ok {
-		return f()
-	}
-	return v
-}
-
 // activation resolves the admission variables for cel-go.
 type activation struct {
 	in   *Input
@@ -476,15 +301,15 @@ var _ interpreter.Activation = (*activation)(nil)
 func (a *activation) ResolveName(name string) (any, bool) {
 	switch name {
 	case ObjectVar:
-		return resolveLazy(a.in.Object), true
+		return celvalue.Resolve(a.in.Object), true
 	case OldObjectVar:
-		return resolveLazy(a.in.OldObject), true
+		return celvalue.Resolve(a.in.OldObject), true
 	case ParamsVar:
-		return resolveLazy(a.in.Params), true
+		return celvalue.Resolve(a.in.Params), true
 	case RequestVar:
-		return resolveLazy(a.in.Request), true
+		return celvalue.Resolve(a.in.Request), true
 	case NamespaceVar:
-		return resolveLazy(a.in.Namespace), true
+		return celvalue.Resolve(a.in.Namespace), true
 	case AuthorizerVar:
 		return a.in.Authorizer, a.in.Authorizer != nil
 	case RequestResourceVar:

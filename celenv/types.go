@@ -6,6 +6,8 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+
+	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // Names of the object types the admission environment declares.
@@ -105,7 +107,9 @@ func newTypeProvider(base types.Provider, objs ...*objectType) *typeProvider {
 		p.adapter = a
 	}
 	// Maps iterate in sorted key order, so evaluation is deterministic.
-	p.adapter = newOrderedAdapter(p.adapter)
+	if _, ordered := p.adapter.(*typeProvider); !ordered {
+		p.adapter = celvalue.OrderedAdapter(p.adapter)
+	}
 	for _, o := range objs {
 		p.objects[o.name] = o
 	}

@@ -1,5 +1,5 @@
 //go:build !race
 
-package celenv_test
+package celvalue_test
 
 const raceEnabled = false

@@ -1,4 +1,4 @@
-package celenv_test
+package celvalue_test
 
 import (
 	"encoding/json"
@@ -18,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // exactSize is the largest size in a JSON-like value, walked independently
@@ -78,8 +78,8 @@ func checkTyped(t *testing.T, name string, obj any, set map[string]string, st *s
 	}
 	m = withSet(m, set)
 	exact = exactSize(m)
-	tv := celenv.TypedObject(obj, set)
-	bound = celenv.SizeBound(tv)
+	tv := celvalue.TypedObject(obj, set)
+	bound = celvalue.SizeBound(tv)
 	if bound < exact {
 		t.Errorf("%s: SizeBound(TypedObject) = %d, below the exact %d", name, bound, exact)
 	}
@@ -88,13 +88,13 @@ func checkTyped(t *testing.T, name string, obj any, set map[string]string, st *s
 		t.Errorf("%s: SizeBound(TypedObject) = %d, below the %d of its materialized value", name, bound, exactSize(mv))
 	}
 	// Reading the value does not change its bound.
-	if again := celenv.SizeBound(tv); again != bound {
+	if again := celvalue.SizeBound(tv); again != bound {
 		t.Errorf("%s: SizeBound after materializing = %d, was %d", name, again, bound)
 	}
-	if got := celenv.SizeBound(m); got != exact {
+	if got := celvalue.SizeBound(m); got != exact {
 		t.Errorf("%s: SizeBound(map) = %d, want %d", name, got, exact)
 	}
-	if got := celenv.SizeBound(types.DefaultTypeAdapter.NativeToValue(m)); got != exact {
+	if got := celvalue.SizeBound(types.DefaultTypeAdapter.NativeToValue(m)); got != exact {
 		t.Errorf("%s: SizeBound(cel-go map) = %d, want %d", name, got, exact)
 	}
 	if st != nil {
@@ -214,7 +214,7 @@ func TestSizeBoundConverters(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.convErr {
 				// The failing part is an error value, which has no size.
-				if got := celenv.SizeBound(celenv.TypedValue(tc.h)); got != holderFields {
+				if got := celvalue.SizeBound(celvalue.TypedValue(tc.h)); got != holderFields {
 					t.Errorf("SizeBound = %d, want %d", got, holderFields)
 				}
 				return
@@ -224,11 +224,11 @@ func TestSizeBoundConverters(t *testing.T) {
 				t.Errorf("SizeBound = %d, want the exact %d", bound, exact)
 			}
 			// A struct value (not a pointer) is made addressable first.
-			if got := celenv.SizeBound(celenv.TypedValue(*tc.h)); got != bound {
+			if got := celvalue.SizeBound(celvalue.TypedValue(*tc.h)); got != bound {
 				t.Errorf("SizeBound(TypedValue(struct)) = %d, want %d as for the pointer", got, bound)
 			}
 			// Any other Go value is read as TypedValue reads it.
-			if got := celenv.SizeBound(tc.h); got != bound {
+			if got := celvalue.SizeBound(tc.h); got != bound {
 				t.Errorf("SizeBound(Go value) = %d, want %d as for TypedValue", got, bound)
 			}
 		})
@@ -328,7 +328,7 @@ func TestSizeBoundObjects(t *testing.T) {
 // convert: the failing part is an error value, which has no size.
 func TestSizeBoundConversionError(t *testing.T) {
 	obj := &convTest{Big: 1 << 63, Plain: strings.Repeat("p", 50)}
-	if got := celenv.SizeBound(celenv.TypedValue(obj)); got != 50 {
+	if got := celvalue.SizeBound(celvalue.TypedValue(obj)); got != 50 {
 		t.Errorf("SizeBound = %d, want 50", got)
 	}
 }
@@ -369,7 +369,7 @@ func TestSizeBoundQuantities(t *testing.T) {
 			"list": []resource.Quantity{q}, "map": map[string]resource.Quantity{"": q}, "pointer": []*resource.Quantity{&q},
 			"interface": []any{q},
 		} {
-			if got := celenv.SizeBound(celenv.TypedValue(v)); got != want {
+			if got := celvalue.SizeBound(celvalue.TypedValue(v)); got != want {
 				t.Errorf("%s of %q (format %s): SizeBound = %d, want %d", name, c.String(), q.Format, got, want)
 			}
 		}
@@ -392,11 +392,11 @@ func TestSizeBoundTimes(t *testing.T) {
 		for name, v := range map[string]any{
 			"list": []metav1.Time{mt}, "map": map[string]metav1.Time{"": mt}, "pointer": []*metav1.Time{&mt},
 		} {
-			if got := celenv.SizeBound(celenv.TypedValue(v)); got != want {
+			if got := celvalue.SizeBound(celvalue.TypedValue(v)); got != want {
 				t.Errorf("%s of %v: SizeBound = %d, want %d", name, tm, got, want)
 			}
 		}
-		if got := celenv.SizeBound(celenv.TypedValue([]any{mt})); got != want {
+		if got := celvalue.SizeBound(celvalue.TypedValue([]any{mt})); got != want {
 			t.Errorf("interface of %v: SizeBound = %d, want %d", tm, got, want)
 		}
 	}
@@ -427,8 +427,8 @@ func TestSizeBoundAddressability(t *testing.T) {
 		{"struct in map value", map[string]struct{ P ptrMarshaler }{"k": {}}, 1},
 		{"slice in map value", map[string][]ptrMarshaler{"k": {{}}}, 30},
 	} {
-		tv := celenv.TypedValue(tc.v)
-		if got := celenv.SizeBound(tv); got != tc.want {
+		tv := celvalue.TypedValue(tc.v)
+		if got := celvalue.SizeBound(tv); got != tc.want {
 			t.Errorf("%s: SizeBound = %d, want %d (value %v)", tc.name, got, tc.want, tv)
 		}
 	}
@@ -450,11 +450,11 @@ type sizeFreshItem struct {
 func TestSizeBoundConcurrent(t *testing.T) {
 	fresh := &sizeFresh{Items: map[string][]sizeFreshItem{"k": {{Q: resource.MustParse("0.1"), A: sizeFreshItem{A: strings.Repeat("a", 40)}}}}}
 	d := sizeDeployment(3)
-	values := []any{celenv.TypedValue(fresh), celenv.TypedObject(d, map[string]string{"kind": "Deployment"}), d}
+	values := []any{celvalue.TypedValue(fresh), celvalue.TypedObject(d, map[string]string{"kind": "Deployment"}), d}
 	want := make([]uint64, len(values))
 	want[0] = 40
 	for i := 1; i < len(values); i++ {
-		want[i] = celenv.SizeBound(values[i])
+		want[i] = celvalue.SizeBound(values[i])
 	}
 	done := make(chan struct{})
 	for range 4 {
@@ -462,7 +462,7 @@ func TestSizeBoundConcurrent(t *testing.T) {
 			defer func() { done <- struct{}{} }()
 			for range 50 {
 				for i, v := range values {
-					if got := celenv.SizeBound(v); got != want[i] {
+					if got := celvalue.SizeBound(v); got != want[i] {
 						t.Errorf("value %d: SizeBound = %d, want %d", i, got, want[i])
 						return
 					}
@@ -519,13 +519,13 @@ func TestSizeBoundValues(t *testing.T) {
 		{"cel list", types.NewStringList(types.DefaultTypeAdapter, []string{"a", "bb", "ccc", "d"}), 4},
 		{"cel optional", types.OptionalOf(types.String("abcde")), 5},
 		{"cel optional none", types.OptionalNone, 0},
-		{"lazy", celenv.Lazy(func() any { return "abcd" }), 4},
-		{"lazy nil", celenv.Lazy(func() any { return nil }), 0},
-		{"typed string map", celenv.TypedValue(map[string]string{"kk": "v"}), 2},
-		{"typed list", celenv.TypedValue([]string{"a", "b", "c"}), 3},
-		{"typed bytes are base64", celenv.TypedValue([]byte{1, 2, 3, 4}), 8},
-		{"typed nil", celenv.TypedValue(nil), 0},
-		{"typed json", celenv.TypedValue(map[string]any{"a": []any{"xy", map[string]any{"b": int64(1)}}}), 2},
+		{"lazy", celvalue.Lazy(func() any { return "abcd" }), 4},
+		{"lazy nil", celvalue.Lazy(func() any { return nil }), 0},
+		{"typed string map", celvalue.TypedValue(map[string]string{"kk": "v"}), 2},
+		{"typed list", celvalue.TypedValue([]string{"a", "b", "c"}), 3},
+		{"typed bytes are base64", celvalue.TypedValue([]byte{1, 2, 3, 4}), 8},
+		{"typed nil", celvalue.TypedValue(nil), 0},
+		{"typed json", celvalue.TypedValue(map[string]any{"a": []any{"xy", map[string]any{"b": int64(1)}}}), 2},
 		{"go map of lists", map[string][]string{"a": {"b", "c", "d"}}, 3},
 		{"go int keys", map[int]string{1: "abc"}, 3},
 		{"go array", [5]int{}, 5},
@@ -533,7 +533,7 @@ func TestSizeBoundValues(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := celenv.SizeBound(tc.v); got != tc.want {
+			if got := celvalue.SizeBound(tc.v); got != tc.want {
 				t.Errorf("SizeBound(%#v) = %d, want %d", tc.v, got, tc.want)
 			}
 		})
@@ -555,11 +555,11 @@ func TestSizeBoundDeep(t *testing.T) {
 	}{
 		{"map", m, 4},
 		{"list", l, 2},
-		{"typed map", celenv.TypedValue(m), 4},
-		{"typed list", celenv.TypedValue(l), 2},
+		{"typed map", celvalue.TypedValue(m), 4},
+		{"typed list", celvalue.TypedValue(l), 2},
 		{"cel map", types.DefaultTypeAdapter.NativeToValue(m), 4},
 	} {
-		if got := celenv.SizeBound(tc.v); got != tc.want {
+		if got := celvalue.SizeBound(tc.v); got != tc.want {
 			t.Errorf("%s: SizeBound = %d, want %d", tc.name, got, tc.want)
 		}
 	}
@@ -567,7 +567,7 @@ func TestSizeBoundDeep(t *testing.T) {
 	for range depth {
 		chain = &sizeNode{Name: "x", A: chain}
 	}
-	if got := celenv.SizeBound(celenv.TypedValue(chain)); got != 4 {
+	if got := celvalue.SizeBound(celvalue.TypedValue(chain)); got != 4 {
 		t.Errorf("typed chain: SizeBound = %d, want 4", got)
 	}
 }
@@ -581,7 +581,7 @@ type sizeChain struct {
 
 func TestSizeBoundRecursiveType(t *testing.T) {
 	c := &sizeChain{Name: "x", Next: &sizeChain{Name: strings.Repeat("n", 10)}}
-	if got := celenv.SizeBound(c); got != 10 {
+	if got := celvalue.SizeBound(c); got != 10 {
 		t.Errorf("SizeBound = %d, want 10", got)
 	}
 	checkTyped(t, "chain", c, nil, nil)
@@ -600,8 +600,8 @@ func TestSizeBoundCycle(t *testing.T) {
 	m["a"], m["b"] = m, []any{m, m}
 	n := &sizeNode{}
 	n.A, n.B = n, n
-	for name, v := range map[string]any{"map": m, "typed": celenv.TypedValue(n)} {
-		if got := celenv.SizeBound(v); got != math.MaxUint64 {
+	for name, v := range map[string]any{"map": m, "typed": celvalue.TypedValue(n)} {
+		if got := celvalue.SizeBound(v); got != math.MaxUint64 {
 			t.Errorf("%s: SizeBound = %d, want MaxUint64", name, got)
 		}
 	}
@@ -646,8 +646,8 @@ func TestSizeBoundDeployment(t *testing.T) {
 	for _, n := range []int{2, 50} {
 		d := sizeDeployment(n)
 		checkTyped(t, fmt.Sprintf("deployment-%d", n), d, set, nil)
-		v := celenv.TypedObject(d, set)
-		if allocs := testing.AllocsPerRun(100, func() { celenv.SizeBound(v) }); allocs != 0 {
+		v := celvalue.TypedObject(d, set)
+		if allocs := testing.AllocsPerRun(100, func() { celvalue.SizeBound(v) }); allocs != 0 {
 			t.Errorf("deployment-%d: SizeBound allocates %v times, want 0", n, allocs)
 		}
 	}
@@ -658,10 +658,10 @@ func BenchmarkSizeBound(b *testing.B) {
 	for _, n := range []int{2, 50} {
 		d := sizeDeployment(n)
 		b.Run(fmt.Sprintf("typed-%d", n), func(b *testing.B) {
-			v := celenv.TypedObject(d, set)
+			v := celvalue.TypedObject(d, set)
 			b.ReportAllocs()
 			for b.Loop() {
-				celenv.SizeBound(v)
+				celvalue.SizeBound(v)
 			}
 		})
 		m, err := builtin.ToUnstructured(d)
@@ -671,7 +671,7 @@ func BenchmarkSizeBound(b *testing.B) {
 		b.Run(fmt.Sprintf("unstructured-%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				celenv.SizeBound(m)
+				celvalue.SizeBound(m)
 			}
 		})
 	}
@@ -694,10 +694,10 @@ func FuzzSizeBound(f *testing.F) {
 		var v any
 		if err := json.Unmarshal(data, &v); err == nil {
 			exact := exactSize(v)
-			if got := celenv.SizeBound(v); got != exact {
+			if got := celvalue.SizeBound(v); got != exact {
 				t.Errorf("SizeBound(%s) = %d, want %d", data, got, exact)
 			}
-			if got := celenv.SizeBound(celenv.TypedValue(v)); got != exact {
+			if got := celvalue.SizeBound(celvalue.TypedValue(v)); got != exact {
 				t.Errorf("SizeBound(TypedValue(%s)) = %d, want %d", data, got, exact)
 			}
 		}
@@ -709,7 +709,7 @@ func FuzzSizeBound(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if exact, got := exactSize(m), celenv.SizeBound(celenv.TypedValue(&typed)); got < exact {
+		if exact, got := exactSize(m), celvalue.SizeBound(celvalue.TypedValue(&typed)); got < exact {
 			t.Errorf("SizeBound(TypedValue(%s)) = %d, below the exact %d", data, got, exact)
 		}
 	})

@@ -1,4 +1,4 @@
-package celenv_test
+package celvalue_test
 
 import (
 	"testing"
@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // benchDeployment is a defaulted Deployment with n containers, like the
@@ -122,7 +122,7 @@ func BenchmarkTypedRead(b *testing.B) {
 			set := map[string]string{"apiVersion": "apps/v1", "kind": "Deployment"}
 			b.ReportAllocs()
 			for b.Loop() {
-				readPolicies(celenv.TypedObject(d, set), bc.rounds)
+				readPolicies(celvalue.TypedObject(d, set), bc.rounds)
 			}
 		})
 	}

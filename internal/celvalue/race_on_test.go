@@ -1,6 +1,6 @@
 //go:build race
 
-package celenv_test
+package celvalue_test
 
 // raceEnabled reports that the race detector is on; the differential tests
 // then sample their inputs, since the detector slows CEL evaluation tenfold.

@@ -1,19 +1,17 @@
-package celenv
+package celvalue
 
 import (
 	"reflect"
-	"slices"
-	"sync"
 	"unsafe"
 )
 
-// Sizes remembers the size bounds that untracked batches (see
-// [Batch.Untracked]) work out for the inputs of one request, so that the
-// batches of its policies size each path once: the images at
-// object.spec.template.spec.containers[*].image are the same for every
-// policy that reads them. The zero value is ready to use. A Sizes belongs to one
-// goroutine; call Reset before reusing it for another request, whose values
-// may sit at the same addresses.
+// Sizes remembers the size bounds worked out for the inputs of one
+// request, so that the evaluations of its policies size each path once:
+// the images at object.spec.template.spec.containers[*].image are the
+// same for every policy that reads them. The zero value is ready to use;
+// a nil *Sizes remembers nothing. A Sizes belongs to one goroutine; call
+// Reset before reusing it for another request, whose values may sit at
+// the same addresses.
 type Sizes struct {
 	// byPath is indexed by the paths' IDs; an entry holds for the root
 	// value at root (nil: empty).
@@ -74,9 +72,7 @@ func identity(v any) unsafe.Pointer {
 
 // bound returns SizeBound(v), remembered by v's identity.
 func (s *Sizes) bound(v any) uint64 {
-	if f, ok := v.(Lazy); ok {
-		v = f()
-	}
+	v = Resolve(v)
 	if v == nil {
 		return 0
 	}
@@ -98,13 +94,11 @@ func (s *Sizes) bound(v any) uint64 {
 	return b
 }
 
-// pathBound returns the largest size at the end of path in the input
-// root, or the bound of the whole root when the path cannot be followed,
-// remembered by path and the root's identity.
-func (s *Sizes) pathBound(path *sizePath, root any) uint64 {
-	if f, ok := root.(Lazy); ok {
-		root = f()
-	}
+// PathBound returns the largest size at the end of path in the input
+// root, or the [SizeBound] of the whole root when the path cannot be
+// followed, remembered by path and the root's identity.
+func (s *Sizes) PathBound(path *Path, root any) uint64 {
+	root = Resolve(root)
 	var key unsafe.Pointer
 	if s != nil {
 		if key = identity(root); path.id < 0 {
@@ -119,7 +113,7 @@ func (s *Sizes) pathBound(path *sizePath, root any) uint64 {
 	if path.stem != nil {
 		switch v, st := s.stemValue(path.stem, root, key); st {
 		case stepFound:
-			b, ok = sizesAt(v, path, len(path.stem.fields))
+			b, ok = sizesAt(v, path, len(path.stem.Fields))
 		case stepAbsent:
 			b, ok = 0, true
 		}
@@ -143,7 +137,7 @@ func (s *Sizes) pathBound(path *sizePath, root any) uint64 {
 // root's identity key (nil: not remembered): paths that share their field
 // steps, such as those into each container of a pod spec, follow them
 // once per request.
-func (s *Sizes) stemValue(stem *sizePath, root any, key unsafe.Pointer) (any, stepResult) {
+func (s *Sizes) stemValue(stem *Path, root any, key unsafe.Pointer) (any, stepResult) {
 	if s == nil || key == nil || stem.id < 0 {
 		return valueAt(root, stem)
 	}
@@ -159,49 +153,4 @@ func (s *Sizes) stemValue(stem *sizePath, root any, key unsafe.Pointer) (any, st
 	s.stems[stem.id] = stemEntry{root: key, v: v, st: st}
 	s.used = append(s.used, stem.id)
 	return v, st
-}
-
-// maxPathIDs bounds the paths an Env numbers, and so the memory of a
-// Sizes; programs compiled after that size their paths without memo.
-const maxPathIDs = 4096
-
-// pathTable numbers the size paths of an Env's programs, so that equal
-// paths in every program share one ID (and one entry of Sizes.byPath).
-type pathTable struct {
-	mu  sync.Mutex
-	ids map[string]*sizePath
-}
-
-// intern returns the shared path equal to p, whose key is key.
-func (t *pathTable) intern(key string, p sizePath) *sizePath {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.internLocked(key, p)
-}
-
-// internLocked is intern with t.mu held. A new path gets its stem: the
-// path of the field steps it starts with, up to its first wildcard or its
-// last step, when there are any. Shared paths never change afterwards.
-func (t *pathTable) internLocked(key string, p sizePath) *sizePath {
-	if q, ok := t.ids[key]; ok {
-		return q
-	}
-	k := len(p.fields) - 1
-	if i := slices.Index(p.fields, wildcardStep); i >= 0 {
-		k = i
-	}
-	if k > 0 {
-		stem := sizePath{root: p.root, fields: p.fields[:k:k], keys: p.keys[:k:k]}
-		p.stem = t.internLocked(pathKey(stem.root, stem.fields), stem)
-	}
-	if len(t.ids) >= maxPathIDs {
-		p.id = -1
-		return &p
-	}
-	if t.ids == nil {
-		t.ids = map[string]*sizePath{}
-	}
-	p.id = int32(len(t.ids))
-	t.ids[key] = &p
-	return &p
 }

@@ -1,4 +1,4 @@
-package celenv
+package celvalue
 
 import (
 	"fmt"
@@ -22,10 +22,11 @@ type orderedAdapter struct {
 	base types.Adapter
 }
 
-// newOrderedAdapter wraps base, unless it already orders maps.
-func newOrderedAdapter(base types.Adapter) types.Adapter {
-	switch base.(type) {
-	case orderedAdapter, *typeProvider:
+// OrderedAdapter wraps base so that the maps it makes iterate in sorted key
+// order (see orderedAdapter), unless base is such an adapter already.
+// Callers whose own adapter wraps one of these need not wrap it again.
+func OrderedAdapter(base types.Adapter) types.Adapter {
+	if _, ok := base.(orderedAdapter); ok {
 		return base
 	}
 	return orderedAdapter{base: base}

@@ -1,0 +1,353 @@
+package celvalue
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+)
+
+// typedMap is a lazy CEL map over a struct (info set) or a Go map with
+// string keys (info nil). It behaves as the ordered map over the converted
+// map[string]any does.
+type typedMap struct {
+	v    reflect.Value
+	info *structInfo
+	// set adds or replaces top-level string fields (structs only).
+	set map[string]string
+	// strMap is v itself when v is a map[string]string (labels, data),
+	// read without reflection.
+	strMap map[string]string
+	// tags and vals hold the first converted entries read (nil vals for
+	// absent ones) inline, since expressions read few entries of each
+	// map. A struct's field names[i] is in vals[k] when tags[k] is i+1,
+	// so four fit; a Go map's entry is the key and the value in vals[k]
+	// and vals[k+1] when tags[k] is set for an even k, so two fit.
+	tags [inlineCache]uint16
+	vals [inlineCache]ref.Val
+	// ext holds what few maps need: more cached entries, the sorted keys.
+	ext *typedMapExt
+}
+
+// typedMapExt is the rarely needed part of a typedMap, kept out of line so
+// that the many maps an evaluation touches stay small.
+type typedMapExt struct {
+	// more, then cacheMap once more has listCache entries, hold the
+	// converted entries that do not fit inline, by name.
+	more     []cachedField
+	cacheMap map[string]ref.Val
+	keys     []string
+	// keysDone tells whether keys has been computed.
+	keysDone bool
+	// buf is more's first backing array, allocated with the ext rather
+	// than by the first appends.
+	buf [extCache]cachedField
+}
+
+// cachedField is a converted entry (nil: absent).
+type cachedField struct {
+	name string
+	val  ref.Val
+}
+
+// inlineCache is how many values typedMap holds inline; more entries go
+// to a list (its first extCache in the ext itself) up to listCache, then
+// to a map.
+const (
+	inlineCache = 4
+	extCache    = 4
+	listCache   = 32
+)
+
+// extra returns m's out-of-line part, allocating it on first use.
+func (m *typedMap) extra() *typedMapExt {
+	if m.ext == nil {
+		m.ext = &typedMapExt{}
+	}
+	return m.ext
+}
+
+// cached returns the entry name holds in the ext, if it holds one.
+func (x *typedMapExt) cached(name string) (ref.Val, bool) {
+	if x.cacheMap != nil {
+		v, ok := x.cacheMap[name]
+		return v, ok
+	}
+	for _, c := range x.more {
+		if c.name == name {
+			return c.val, true
+		}
+	}
+	return nil, false
+}
+
+// remember caches v, the entry of name, in the ext.
+func (x *typedMapExt) remember(name string, v ref.Val) {
+	switch {
+	case x.cacheMap != nil:
+		x.cacheMap[name] = v
+	case len(x.more) < listCache:
+		if x.more == nil {
+			x.more = x.buf[:0]
+		}
+		x.more = append(x.more, cachedField{name, v})
+	default:
+		x.cacheMap = make(map[string]ref.Val, 2*listCache)
+		for _, c := range x.more {
+			x.cacheMap[c.name] = c.val
+		}
+		x.cacheMap[name] = v
+		x.more, x.buf = nil, [extCache]cachedField{}
+	}
+}
+
+var (
+	_ traits.Mapper = (*typedMap)(nil)
+	_ traits.Zeroer = (*typedMap)(nil)
+)
+
+// lookup returns the converted value of name; key is name as a CEL
+// string, which a Go map keeps in its cache.
+func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
+	if m.info == nil {
+		return m.entry(name, key)
+	}
+	// Fields read before are found without hashing name.
+	k := 0
+	for ; k < inlineCache && m.tags[k] != 0; k++ {
+		if m.info.names[m.tags[k]-1] == name {
+			return m.vals[k], m.vals[k] != nil
+		}
+	}
+	if m.ext != nil {
+		if v, ok := m.ext.cached(name); ok {
+			return v, v != nil
+		}
+	}
+	var out ref.Val
+	i := m.info.index(name)
+	if i >= 0 {
+		out = m.field(i)
+	} else if s, ok := m.set[name]; ok {
+		out = types.String(s)
+	}
+	if i >= 0 && i < math.MaxUint16 && k < inlineCache {
+		m.tags[k], m.vals[k] = uint16(i+1), out
+	} else {
+		// Names that are not fields (only set has them) and fields
+		// beyond what tags tell apart are cached by name.
+		m.extra().remember(name, out)
+	}
+	return out, out != nil
+}
+
+// field converts the struct field names[i], set's value if set has it;
+// nil if absent.
+func (m *typedMap) field(i int) ref.Val {
+	if s, ok := m.set[m.info.names[i]]; ok {
+		return types.String(s)
+	}
+	paths := m.info.fields[i]
+	for j := len(paths) - 1; j >= 0; j-- {
+		if f, ok := resolve(m.v, paths[j]); ok {
+			return fieldValue(f, paths[j][len(paths[j])-1].plan)
+		}
+	}
+	return nil
+}
+
+// entry is lookup for a Go map.
+func (m *typedMap) entry(name string, key ref.Val) (ref.Val, bool) {
+	k := 0
+	for ; k < inlineCache && m.tags[k] != 0; k += 2 {
+		if string(m.vals[k].(types.String)) == name {
+			return m.vals[k+1], m.vals[k+1] != nil
+		}
+	}
+	if m.ext != nil {
+		if v, ok := m.ext.cached(name); ok {
+			return v, v != nil
+		}
+	}
+	var out ref.Val
+	if m.strMap != nil {
+		if str, ok := m.strMap[name]; ok {
+			out = types.String(str)
+		}
+	} else {
+		// key holds name already: reflecting on it allocates nothing.
+		e := m.v.MapIndex(reflect.ValueOf(key).Convert(m.v.Type().Key()))
+		if e.IsValid() {
+			out = infoOf(e.Type()).convert(e)
+		}
+	}
+	if k < inlineCache {
+		m.tags[k], m.vals[k], m.vals[k+1] = 1, key, out
+	} else {
+		m.extra().remember(name, out)
+	}
+	return out, out != nil
+}
+
+// present reports whether the converted map has names[i], without
+// converting.
+func (m *typedMap) present(i int) bool {
+	if _, ok := m.set[m.info.names[i]]; ok {
+		return true
+	}
+	for _, p := range m.info.fields[i] {
+		if _, ok := resolve(m.v, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedKeys returns the keys of the converted map in sorted order.
+func (m *typedMap) sortedKeys() []string {
+	x := m.extra()
+	if x.keysDone {
+		return x.keys
+	}
+	x.keysDone = true
+	if m.info == nil {
+		keys := make([]string, 0, m.v.Len())
+		for _, k := range m.v.MapKeys() {
+			keys = append(keys, k.String())
+		}
+		slices.Sort(keys)
+		x.keys = keys
+		return keys
+	}
+	keys := make([]string, 0, len(m.info.names)+len(m.set))
+	for i, n := range m.info.names {
+		if m.present(i) {
+			keys = append(keys, n)
+		}
+	}
+	for n := range m.set {
+		if m.info.index(n) < 0 {
+			keys = append(keys, n)
+		}
+	}
+	slices.Sort(keys)
+	x.keys = keys
+	return keys
+}
+
+// Find returns the value of a string key, as cel-go's map over
+// map[string]any does: other key types are not found.
+func (m *typedMap) Find(key ref.Val) (ref.Val, bool) {
+	s, ok := key.(types.String)
+	if !ok {
+		return nil, false
+	}
+	return m.lookup(string(s), key)
+}
+
+// Get returns the value of key or a "no such key" error.
+func (m *typedMap) Get(key ref.Val) ref.Val {
+	v, found := m.Find(key)
+	if !found {
+		return types.ValOrErr(v, "no such key: %v", key)
+	}
+	return v
+}
+
+// Contains reports whether key is a key of the map.
+func (m *typedMap) Contains(key ref.Val) ref.Val {
+	_, found := m.Find(key)
+	return types.Bool(found)
+}
+
+// Size returns the number of keys.
+func (m *typedMap) Size() ref.Val {
+	if m.info == nil {
+		return types.Int(m.v.Len())
+	}
+	return types.Int(len(m.sortedKeys()))
+}
+
+// IsZeroValue reports whether the map is empty.
+func (m *typedMap) IsZeroValue() bool { return m.Size() == types.IntZero }
+
+// Iterator yields the keys in sorted order.
+func (m *typedMap) Iterator() traits.Iterator {
+	return &sortedKeyIterator{keys: m.sortedKeys()}
+}
+
+// Equal compares with another map as cel-go's maps do.
+func (m *typedMap) Equal(other ref.Val) ref.Val {
+	o, ok := other.(traits.Mapper)
+	if !ok {
+		return types.False
+	}
+	if m.Size() != o.Size() {
+		return types.False
+	}
+	for _, k := range m.sortedKeys() {
+		key := types.String(k)
+		mine, _ := m.Find(key)
+		theirs, found := o.Find(key)
+		if !found {
+			return types.False
+		}
+		if types.Equal(mine, theirs) == types.False {
+			return types.False
+		}
+	}
+	return types.True
+}
+
+// ConvertToType converts to map or type as cel-go's maps do.
+func (m *typedMap) ConvertToType(t ref.Type) ref.Val {
+	switch t {
+	case types.MapType:
+		return m
+	case types.TypeType:
+		return types.MapType
+	}
+	return types.NewErr("type conversion error from '%s' to '%s'", types.MapType, t)
+}
+
+// ConvertToNative converts the whole converted map.
+func (m *typedMap) ConvertToNative(t reflect.Type) (any, error) {
+	v, err := m.eager()
+	if err != nil {
+		return nil, err
+	}
+	return v.ConvertToNative(t)
+}
+
+// Type returns the map type.
+func (m *typedMap) Type() ref.Type { return types.MapType }
+
+// Value returns the converted map[string]any (nil if conversion fails).
+func (m *typedMap) Value() any {
+	n, err := materialize(m)
+	if err != nil {
+		return nil
+	}
+	return n
+}
+
+// String renders the map as cel-go renders the converted map.
+func (m *typedMap) String() string {
+	v, err := m.eager()
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprint(v)
+}
+
+func (m *typedMap) eager() (ref.Val, error) {
+	n, err := materialize(m)
+	if err != nil {
+		return nil, err
+	}
+	return jsonAdapter().NativeToValue(n), nil
+}
