@@ -1,214 +1,88 @@
+// Command review evaluates ValidatingAdmissionPolicies outside a cluster,
+// for one request or for a directory of test cases.
+//
+// A case file holds, in multi-document YAML, a cluster's policies,
+// bindings, params and namespaces plus one AdmissionReview request (the
+// shared case format; see FORMAT.md next to this file).
+//
+// # Printing one response
+//
+//	go run ./examples/review CASE.yaml
+//
+// prints the AdmissionReview response the API server would return, as JSON.
+// Bad input exits with status 1 and a one-line error naming the file, the
+// line and the document.
+//
+// # Testing cases
+//
+//	go run ./examples/review [-format text|json|junit] [-kubernetes-version 1.NN] [-run REGEXP] DIR...
+//
+// runs every case file (*.yaml and *.yml, searched recursively, except
+// *.expect.yaml) under each DIR and checks its response against the case's
+// expectation, which is exactly one of:
+//
+//   - an inline document of apiVersion vapkit.dev/v1alpha1, kind
+//     Expectation, in the case file;
+//   - the same document alone in a sibling NAME.expect.yaml;
+//   - a sibling NAME.expected.json holding the expected AdmissionReview (the
+//     shared conformance format, with its oracle alternatives).
+//
+// An Expectation says allow or deny (with the message matched exactly, by
+// substring or by regular expression, and optionally the status code and
+// reason), the warnings in order, audit annotations by key, or skip with a
+// reason:
+//
+//	apiVersion: vapkit.dev/v1alpha1
+//	kind: Expectation
+//	deny:
+//	  message: {contains: "at most 5 replicas"}
+//	  code: 422
+//	  reason: Invalid
+//	warnings:
+//	- {regexp: "^Validation failed for ValidatingAdmissionPolicy 'replicas'"}
+//	auditAnnotations:
+//	  replicas/count: "7"
+//
+// FORMAT.md describes every field. Case files given by name are tested too
+// when -test (or -format, or -run) is set, or when several paths are given.
+//
+// The report is go test-like text by default ("--- PASS: name", "--- FAIL:
+// name" followed by each failed check as a -want +got diff, then PASS or
+// FAIL and an "ok"/"FAIL" summary line per directory); -format json writes
+// one JSON document; -format junit writes JUnit XML for CI systems. Cases run
+// concurrently; results are always reported in file-name order.
+//
+// -kubernetes-version chooses the Kubernetes version (1.30 to 1.37, default
+// 1.37) whose CEL libraries the policies are compiled with.
+//
+// # What the API server would refuse
+//
+// In test mode a case whose objects the API server would refuse is an error
+// ("--- ERROR: name"), never a pass, and distinct from a failed expectation:
+// a policy or binding failing the server's create validation (CEL is
+// compiled as a server of the chosen version compiles new expressions), a
+// binding whose policy the case lacks, an admissionregistration.k8s.io kind
+// no server serves, and an object of a built-in kind that strict field
+// validation rejects (an unknown field, a wrong type). Each refusal names
+// the file, the line and the field path. -stored evaluates such cases
+// anyway, as if their objects were already stored, and lists the refusals
+// in the JSON report; printing one case always answers for stored objects
+// and lists the refusals on stderr.
+//
+// # Exit status
+//
+// 0 when every case passes (skipped cases do not fail a run), 1 when a case
+// fails or cannot be run (its input is broken: the error names the file and
+// line) or the response cannot be printed, 2 for command-line mistakes.
 package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"os"
-	"regexp"
-	"strings"
 
-	admissionv1 "k8s.io/api/admission/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/examples/internal/reviewcmd"
 )
 
-const usageText = `usage: review [flags] CASE.yaml      print the AdmissionReview response of one case
-       review [flags] PATH...         test cases (directories or, with -test, files) against their expectations
-
-flags:
-  -format text|json|junit      test report format (default text)
-  -kubernetes-version 1.NN     Kubernetes version to evaluate as, 1.30 to 1.37 (default 1.37)
-  -run REGEXP                  test only the cases whose name matches REGEXP
-  -test                        test case files given by name instead of printing their response
-`
-
-// usageError is a command-line mistake.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string {
-	return e.msg + " (usage: review [flags] CASE.yaml, or review [flags] PATH...; -h lists the flags)"
-}
-
-func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
-
-// failedError is returned when a test run has failing cases.
-type failedError struct{ s summary }
-
-func (e *failedError) Error() string {
-	return fmt.Sprintf("%d of %d cases failed", e.s.Failed+e.s.Errors, e.s.Total)
-}
-
 func main() {
-	err := run(context.Background(), os.Args[1:], os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "review: "+strings.ReplaceAll(err.Error(), "\n", " "))
-	}
-	os.Exit(exitCode(err))
-}
-
-// exitCode is the exit status for the result of run: 0 on success, 2 for
-// command-line mistakes and 1 for everything else (failed cases, bad
-// input).
-func exitCode(err error) int {
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue):
-		return 2
-	}
-	return 1
-}
-
-// config is the parsed command line.
-type config struct {
-	paths    []string
-	format   string
-	version  celenv.Version
-	filter   *regexp.Regexp
-	testMode bool
-}
-
-// parseArgs reads flags and paths; flags may follow paths.
-func parseArgs(args []string) (*config, bool, error) {
-	fs := flag.NewFlagSet("review", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	format := fs.String("format", formatText, "")
-	version := fs.String("kubernetes-version", "", "")
-	runExpr := fs.String("run", "", "")
-	fs.Bool("test", false, "")
-	cfg := &config{}
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, true, nil
-			}
-			return nil, false, usagef("%v", err)
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			cfg.paths = append(cfg.paths, rest...)
-			break
-		}
-		cfg.paths, args = append(cfg.paths, rest[0]), rest[1:]
-	}
-	if len(cfg.paths) == 0 {
-		return nil, false, usagef("no case file or directory given")
-	}
-	switch *format {
-	case formatText, formatJSON, formatJUnit:
-		cfg.format = *format
-	default:
-		return nil, false, usagef("unknown -format %q: want text, json or junit", *format)
-	}
-	cfg.version = celenv.DefaultVersion
-	if *version != "" {
-		v, err := celenv.ParseVersion(*version)
-		if err != nil {
-			return nil, false, usagef("-kubernetes-version: %v", err)
-		}
-		cfg.version = v
-	}
-	if *runExpr != "" {
-		re, err := regexp.Compile(*runExpr)
-		if err != nil {
-			return nil, false, usagef("-run: %v", err)
-		}
-		cfg.filter = re
-	}
-	// Any test-only flag, a directory or several paths select test mode.
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "kubernetes-version" {
-			cfg.testMode = true
-		}
-	})
-	if len(cfg.paths) > 1 {
-		cfg.testMode = true
-	}
-	return cfg, false, nil
-}
-
-// run executes the command with args, writing results to out. A test run
-// with failing cases writes its report and returns a *failedError.
-func run(ctx context.Context, args []string, out io.Writer) error {
-	cfg, help, err := parseArgs(args)
-	if err != nil {
-		return err
-	}
-	if help {
-		_, err := io.WriteString(out, usageText)
-		return err
-	}
-	env, err := celenv.New(celenv.Options{Version: cfg.version})
-	if err != nil {
-		return err
-	}
-	opts := casefile.Options{Env: env}
-	if !cfg.testMode {
-		info, err := os.Stat(cfg.paths[0])
-		if err != nil {
-			return err
-		}
-		if !info.IsDir() {
-			return reviewOne(ctx, cfg.paths[0], opts, out)
-		}
-	}
-	r := &runner{opts: opts, parallel: defaultParallel()}
-	rep := &report{KubernetesVersion: cfg.version.String()}
-	for _, p := range cfg.paths {
-		refs, err := discover(p, cfg.filter)
-		if err != nil {
-			return err
-		}
-		if len(refs) == 0 {
-			if cfg.filter != nil {
-				return fmt.Errorf("%s: no case matches -run %q", p, cfg.filter)
-			}
-			return fmt.Errorf("%s: no case files (*.yaml) found", p)
-		}
-		s := r.runSuite(ctx, p, refs)
-		rep.Summary.merge(s.Summary)
-		rep.Suites = append(rep.Suites, s)
-	}
-	rep.OK = rep.Summary.ok()
-	if err := writeReport(out, rep, cfg.format); err != nil {
-		return err
-	}
-	if !rep.OK {
-		return &failedError{s: rep.Summary}
-	}
-	return nil
-}
-
-// reviewOne prints the AdmissionReview response of one case file.
-func reviewOne(ctx context.Context, file string, opts casefile.Options, out io.Writer) error {
-	l, err := loadCase(file)
-	if err != nil {
-		return err
-	}
-	resp, err := l.c.ReviewWith(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	review := admissionv1.AdmissionReview{
-		TypeMeta: metav1.TypeMeta{Kind: "AdmissionReview", APIVersion: "admission.k8s.io/v1"},
-		Response: resp,
-	}
-	b, err := json.MarshalIndent(review, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(out, "%s\n", b)
-	return err
+	os.Exit(reviewcmd.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -10,141 +10,16 @@
 // The report is YAML, one document per policy. Errors and warnings carry
 // the file and line of the field they concern. The exit status is 1 when at
 // least one policy would be rejected, 2 when the files cannot be read.
+//
+// It is the typecheck subcommand of examples/vapkit.
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"os"
-	"strconv"
-	"strings"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
-
-	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/manifest"
-	"github.com/vapkit/vapkit/typecheck"
+	"github.com/vapkit/vapkit/examples/internal/typecheckcmd"
 )
 
 func main() {
-	code, err := run(os.Args[1:], os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "typecheck:", err)
-	}
-	os.Exit(code)
-}
-
-// report is the YAML printed for one policy.
-type report struct {
-	Policy           string                                                  `json:"policy"`
-	Source           string                                                  `json:"source"`
-	Rejected         bool                                                    `json:"rejected"`
-	ValidationErrors []string                                                `json:"validationErrors,omitempty"`
-	Status           admissionregistrationv1.ValidatingAdmissionPolicyStatus `json:"status"`
-	WarningLocations []string                                                `json:"warningLocations,omitempty"`
-	Extended         []admissionregistrationv1.ExpressionWarning             `json:"vapkitExtendedWarnings,omitempty"`
-}
-
-// policyDoc is one policy and where it was read.
-type policyDoc struct {
-	file   string
-	policy *admissionregistrationv1.ValidatingAdmissionPolicy
-	loc    *locator
-	line   int
-}
-
-// run writes the report for files to w and returns the exit status.
-func run(files []string, w io.Writer) (int, error) {
-	if len(files) == 0 {
-		return 2, errors.New("usage: typecheck FILE...")
-	}
-	var policies []policyDoc
-	var crds []*unstructured.Unstructured
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return 2, err
-		}
-		docs, err := manifest.Decode(data, f)
-		if err != nil {
-			return 2, err
-		}
-		locs := newLocators(data)
-		for _, d := range docs {
-			switch o := d.Object.(type) {
-			case *admissionregistrationv1.ValidatingAdmissionPolicy:
-				policies = append(policies, policyDoc{file: f, policy: o, loc: locs.find(d.Line, d.Item), line: d.Line})
-			case *unstructured.Unstructured:
-				if o.GetAPIVersion() == "apiextensions.k8s.io/v1" && o.GetKind() == "CustomResourceDefinition" {
-					crds = append(crds, o)
-				}
-			}
-		}
-	}
-	env, err := celenv.New(celenv.Options{})
-	if err != nil {
-		return 2, err
-	}
-	code := 0
-	for i, pd := range policies {
-		r := report{Policy: pd.policy.Name, Source: pd.file + ":" + strconv.Itoa(pd.line)}
-		for _, e := range typecheck.ValidatePolicy(env, pd.policy) {
-			r.ValidationErrors = append(r.ValidationErrors, fmt.Sprintf("%s:%d: %s", pd.file, pd.loc.line(e.Field, pd.line), e.Error()))
-		}
-		r.Rejected = len(r.ValidationErrors) > 0
-		if r.Rejected {
-			code = 1
-		}
-		res, err := typecheck.CheckExtended(env, nil, crds, pd.policy)
-		if err != nil {
-			return 2, err
-		}
-		r.Status.TypeChecking = &admissionregistrationv1.TypeChecking{ExpressionWarnings: res.Warnings}
-		r.Extended = res.Extended
-		for _, ws := range [][]admissionregistrationv1.ExpressionWarning{res.Warnings, res.Extended} {
-			for _, wn := range ws {
-				r.WarningLocations = append(r.WarningLocations, fmt.Sprintf("%s:%d: %s", pd.file, pd.loc.line(wn.FieldRef, pd.line), wn.FieldRef))
-			}
-		}
-		out, err := yaml.Marshal(r)
-		if err != nil {
-			return 2, err
-		}
-		if i > 0 {
-			fmt.Fprintln(w, "---")
-		}
-		if _, err := w.Write(out); err != nil {
-			return 2, err
-		}
-	}
-	return code, nil
-}
-
-// splitPath turns a field path such as spec.validations[0].expression into
-// its keys and indexes.
-func splitPath(p string) []string {
-	var out []string
-	for _, part := range strings.Split(p, ".") {
-		for part != "" {
-			i := strings.IndexByte(part, '[')
-			if i < 0 {
-				out = append(out, part)
-				break
-			}
-			if i > 0 {
-				out = append(out, part[:i])
-			}
-			j := strings.IndexByte(part[i:], ']')
-			if j < 0 {
-				out = append(out, part[i:])
-				break
-			}
-			out = append(out, part[i:i+j+1])
-			part = part[i+j+1:]
-		}
-	}
-	return out
+	os.Exit(typecheckcmd.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

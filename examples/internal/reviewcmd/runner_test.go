@@ -1,10 +1,11 @@
-package main
+package reviewcmd
 
 import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -16,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var sharedCases = filepath.Join("..", "..", "policy", "testdata", "cases")
+var sharedCases = filepath.Join("..", "..", "..", "policy", "testdata", "cases")
 
 // readCase returns a case of testdata/cases.
 func readCase(t *testing.T, name string) string {
@@ -80,7 +81,7 @@ func TestRunSharedCases(t *testing.T) {
 		t.Fatalf("no cases: %v", err)
 	}
 	var out bytes.Buffer
-	if err := run(t.Context(), []string{"-format", "json", sharedCases}, &out); err != nil {
+	if err := run(t.Context(), []string{"-stored", "-format", "json", sharedCases}, &out); err != nil {
 		t.Fatalf("run() error = %v\n%s", err, out.String())
 	}
 	var rep report
@@ -120,7 +121,7 @@ func TestRunExampleCasesText(t *testing.T) {
 func TestRunFailingText(t *testing.T) {
 	dir := failingDir(t)
 	var out bytes.Buffer
-	err := run(t.Context(), []string{dir}, &out)
+	err := run(t.Context(), []string{"-stored", dir}, &out)
 	var fe *failedError
 	if !errors.As(err, &fe) {
 		t.Fatalf("run() error = %v, want a *failedError", err)
@@ -144,7 +145,7 @@ func TestRunFailingText(t *testing.T) {
 		"--- FAIL: c-json\n    " + filepath.Join(dir, "c-json.expected.json") + ": response (-want +got):\n",
 		"        -   \"message\": \"deployments.apps \\\"web\\\" is forbidden: ValidatingAdmissionPolicy 'replica-all-actions' with binding 'replica-all-actions-binding' denied request: at most 4 replicas\",\n" +
 			"        +   \"message\": \"deployments.apps \\\"web\\\" is forbidden: ValidatingAdmissionPolicy 'replica-all-actions' with binding 'replica-all-actions-binding' denied request: at most 5 replicas\",\n",
-		"--- FAIL: d-broken\n    " + filepath.Join(dir, "d-broken.yaml") + ":",
+		"--- ERROR: d-broken\n    " + filepath.Join(dir, "d-broken.yaml") + ":",
 		": document 1: invalid YAML",
 		"FAIL\nFAIL\t" + dir + "\t1 passed, 2 failed, 1 error (Kubernetes 1.37)\n",
 	} {
@@ -157,7 +158,7 @@ func TestRunFailingText(t *testing.T) {
 func TestRunJSONShape(t *testing.T) {
 	dir := failingDir(t)
 	var out bytes.Buffer
-	if err := run(t.Context(), []string{"-format", "json", dir}, &out); err == nil {
+	if err := run(t.Context(), []string{"-stored", "-format", "json", dir}, &out); err == nil {
 		t.Fatal("run() error = nil, want failures")
 	}
 	var rep map[string]any
@@ -191,7 +192,7 @@ func TestRunJSONShape(t *testing.T) {
 	want := []shape{
 		{"a-pass", "pass", []string{"expectation", "file", "name", "response", "status"}},
 		{"b-fail", "fail", []string{"expectation", "failures", "file", "name", "response", "status"}},
-		{"c-json", "fail", []string{"expectation", "failures", "file", "name", "response", "status"}},
+		{"c-json", "fail", []string{"expectation", "failures", "file", "name", "refusals", "response", "status"}},
 		{"d-broken", "error", []string{"error", "file", "name", "status"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -312,7 +313,7 @@ func TestRunJUnit(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := run(t.Context(), []string{"-format", "junit", tc.dir(t)}, &out)
+			err := run(t.Context(), []string{"-stored", "-format", "junit", tc.dir(t)}, &out)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("run() error = %v, want error %v", err, tc.wantErr)
 			}
@@ -355,17 +356,27 @@ func TestRunJUnit(t *testing.T) {
 func TestRunKubernetesVersion(t *testing.T) {
 	tests := []struct {
 		version string
+		stored  bool
 		wantOK  bool
 	}{
-		{"1.37", true},
-		{"1.33", true},
-		{"1.32", false}, // semver(v, true) and isSemver(v, true) arrive in 1.33
-		{"1.30", false},
+		{"1.37", false, true},
+		{"1.34", false, true},
+		// semver arrives in 1.33, but a 1.33 server compiles new
+		// expressions as 1.32 does: it refuses to create the policy,
+		// and evaluates it once stored.
+		{"1.33", false, false},
+		{"1.33", true, true},
+		{"1.32", true, false},
+		{"1.30", true, false},
 	}
 	for _, tc := range tests {
-		t.Run(tc.version, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/stored=%v", tc.version, tc.stored), func(t *testing.T) {
 			var out bytes.Buffer
-			err := run(t.Context(), []string{"-kubernetes-version", tc.version, "-run", "^lib-semver$", sharedCases}, &out)
+			args := []string{"-kubernetes-version", tc.version, "-run", "^lib-semver$", sharedCases}
+			if tc.stored {
+				args = append([]string{"-stored"}, args...)
+			}
+			err := run(t.Context(), args, &out)
 			if (err == nil) != tc.wantOK {
 				t.Errorf("run(-kubernetes-version %s) error = %v, want ok %v\n%s", tc.version, err, tc.wantOK, out.String())
 			}
@@ -415,7 +426,7 @@ func TestRunInputErrors(t *testing.T) {
 		},
 		{
 			name:  "bad case file",
-			files: map[string]string{"x.yaml": strings.Replace(denied, "validationActions: [Deny, Warn]", "validationActions: Deny", 1), "x.expect.yaml": expectHead + "deny: true\n"},
+			files: map[string]string{"x.yaml": strings.Replace(denied, "validationActions: [Deny, Audit]", "validationActions: Deny", 1), "x.expect.yaml": expectHead + "deny: true\n"},
 			want:  "DIR/x.yaml:23: document 2 (ValidatingAdmissionPolicyBinding/replicas-binding): spec.validationActions",
 		},
 		{

@@ -1,4 +1,4 @@
-package main
+package reviewcmd
 
 import (
 	"context"
@@ -14,7 +14,11 @@ import (
 	"strings"
 	"sync"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/policy"
 
 	"github.com/vapkit/vapkit/internal/casefile"
 	"github.com/vapkit/vapkit/internal/manifest"
@@ -37,7 +41,11 @@ type caseResult struct {
 	Status      string `json:"status"`
 	SkipReason  string `json:"skipReason,omitempty"`
 	// Error is set when the case could not be run (status error).
-	Error    string    `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Refusals lists, as "file:line: problem", what the API server would
+	// refuse to create among the case's objects; in test mode they make
+	// the case an error unless -stored is given.
+	Refusals []string  `json:"refusals,omitempty"`
 	Failures []failure `json:"failures,omitempty"`
 	// Response is the compared part of the response vapkit gave.
 	Response *casefile.Comparable `json:"response,omitempty"`
@@ -166,6 +174,9 @@ func discover(path string, filter *regexp.Regexp) ([]caseRef, error) {
 type runner struct {
 	opts     casefile.Options
 	parallel int
+	// stored evaluates objects as already stored: decoding is not strict
+	// and refusals are reported without making the case an error.
+	stored bool
 }
 
 // runSuite runs the cases of one path concurrently and returns their
@@ -200,9 +211,15 @@ type loadedCase struct {
 }
 
 // loadCase reads a case file. Expectation documents are kept out of the
-// case's parameter objects.
-func loadCase(file string) (*loadedCase, error) {
+// case's parameter objects. With strict, objects of built-in kinds
+// (including the request's) are decoded as the API server decodes them
+// under strict field validation: unknown fields and wrong types are errors.
+func loadCase(file string, strict bool) (*loadedCase, error) {
 	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := manifest.DecodeWith(data, file, manifest.Options{Strict: strict})
 	if err != nil {
 		return nil, err
 	}
@@ -210,18 +227,49 @@ func loadCase(file string) (*loadedCase, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loadedCase{c: c, data: data}
+	l := &loadedCase{c: c, data: data, docs: docs}
 	isExpectation := func(o k8sruntime.Object) bool {
 		return o.GetObjectKind().GroupVersionKind() == expectationKind
 	}
-	if slices.ContainsFunc(c.Params, isExpectation) {
-		c.Params = slices.DeleteFunc(c.Params, isExpectation)
-		// Parse succeeded, so decoding again cannot fail.
-		if l.docs, err = manifest.Decode(data, file); err != nil {
-			return nil, err
+	c.Params = slices.DeleteFunc(c.Params, isExpectation)
+	return l, nil
+}
+
+// refusals returns what the API server of env's version would refuse to
+// create among the case's objects ([policy.Refusals]), each as
+// "file:line: problem" with the line of the field concerned.
+func (l *loadedCase) refusals(file string, env *celenv.Env) []string {
+	rs := policy.Refusals(env, &policy.Manifests{Policies: l.c.Policies, Bindings: l.c.Bindings})
+	if len(rs) == 0 {
+		return nil
+	}
+	// The case's policies and bindings are its documents of those kinds,
+	// in order.
+	where := map[k8sruntime.Object]manifest.Document{}
+	var pi, bi int
+	for _, d := range l.docs {
+		switch d.Object.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			if pi < len(l.c.Policies) {
+				where[l.c.Policies[pi]] = d
+			}
+			pi++
+		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+			if bi < len(l.c.Bindings) {
+				where[l.c.Bindings[bi]] = d
+			}
+			bi++
 		}
 	}
-	return l, nil
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		line := 0
+		if d, ok := where[r.Object]; ok {
+			line = d.Locate(r.Err.Field)
+		}
+		out[i] = fmt.Sprintf("%s:%d: %v", file, line, r)
+	}
+	return out
 }
 
 // caseExpectation is the expectation of a case, from one of its sources.
@@ -312,9 +360,13 @@ func (r *runner) runCase(ctx context.Context, ref caseRef) caseResult {
 		res.Status, res.Error = statusError, err.Error()
 		return res
 	}
-	l, err := loadCase(ref.file)
+	l, err := loadCase(ref.file, !r.stored)
 	if err != nil {
 		return fail(err)
+	}
+	res.Refusals = l.refusals(ref.file, r.opts.Env)
+	if len(res.Refusals) > 0 && !r.stored {
+		return fail(fmt.Errorf("the API server would refuse to create this case's objects (-stored evaluates them anyway):\n%s", strings.Join(res.Refusals, "\n")))
 	}
 	exp, err := findExpectation(ref.file, l)
 	if err != nil {

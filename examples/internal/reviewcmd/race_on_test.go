@@ -1,6 +1,6 @@
 //go:build race
 
-package main
+package reviewcmd
 
 // raceEnabled reports that the race detector is on: it slows CEL
 // evaluation about fifty-fold, so the cases that spend whole cost budgets

@@ -1,4 +1,4 @@
-package main
+package reviewcmd
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // TestReviewReproducesExpected checks that the printed response equals the
 // expected file's response for every case that is not order-dependent.
 func TestReviewReproducesExpected(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "policy", "testdata", "cases", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "policy", "testdata", "cases", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no cases: %v", err)
 	}

@@ -1,4 +1,4 @@
-package main
+package auditcmd
 
 import (
 	"bytes"
@@ -12,12 +12,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// testdata is the sample dump and policies of examples/audit.
+var testdata = filepath.Join("..", "..", "audit", "testdata")
+
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // TestGolden runs the audit of the sample dump and compares the output with
 // the golden files; go test -update rewrites them.
 func TestGolden(t *testing.T) {
-	base := []string{"-policies", filepath.Join("testdata", "policies"), "-objects", filepath.Join("testdata", "cluster")}
+	base := []string{"-policies", filepath.Join(testdata, "policies"), "-objects", filepath.Join(testdata, "cluster")}
 	tests := []struct {
 		name   string
 		args   []string
@@ -32,7 +35,7 @@ func TestGolden(t *testing.T) {
 			if err := run(t.Context(), tc.args, &out, io.Discard); err != nil {
 				t.Fatalf("run(%q) error = %v", tc.args, err)
 			}
-			path := filepath.Join("testdata", tc.golden)
+			path := filepath.Join(testdata, tc.golden)
 			if *update {
 				if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
@@ -52,7 +55,7 @@ func TestGolden(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	empty := t.TempDir()
-	policies := filepath.Join("testdata", "policies")
+	policies := filepath.Join(testdata, "policies")
 	bad := t.TempDir()
 	if err := os.WriteFile(filepath.Join(bad, "bad.yaml"), []byte("apiVersion: v1\nkind: Pod\nmetadata: [\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package reviewcmd
 
 import (
 	"encoding/json"
@@ -43,7 +43,9 @@ func writeText(w io.Writer, r *report) error {
 				fmt.Fprintf(&b, "--- SKIP: %s\n", c.Name)
 				indent(&b, "    ", c.SkipReason)
 			case statusError:
-				fmt.Fprintf(&b, "--- FAIL: %s\n", c.Name)
+				// Not a failed expectation: the case could not be run, or
+				// the API server would refuse its objects.
+				fmt.Fprintf(&b, "--- ERROR: %s\n", c.Name)
 				indent(&b, "    ", c.Error)
 			case statusFail:
 				fmt.Fprintf(&b, "--- FAIL: %s\n", c.Name)
