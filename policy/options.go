@@ -22,9 +22,17 @@ type Options struct {
 	// Params supplies parameter objects; nil behaves as an empty store, so
 	// bindings with a paramRef find nothing.
 	Params params.Source
-	// Namespaces looks up the namespace of namespaced requests (for
-	// namespaceSelector and namespaceObject); nil fails every lookup with a
-	// NotFound error, which aborts the request as in the API server.
+	// Namespaces looks up the Namespace of every namespaced request a
+	// binding matches, for namespaceSelector and namespaceObject, as the
+	// API server does before it evaluates a binding. A Namespace it does
+	// not return (a NotFound error or nil) denies the request with the
+	// server's exact answer, 404 `namespaces "prod" not found`, whatever
+	// the failurePolicy; any other error denies it with that error. Nil
+	// fails every lookup so: supply the namespaces your requests are in,
+	// with [matching.NewNamespaceMap] for a fixed set or an
+	// informer-backed getter in a cluster (examples/controller).
+	// [Evaluator.Issues] reports a nil getter under options.namespaces,
+	// and the decision's trace names the missing Namespace.
 	Namespaces matching.NamespaceGetter
 	// Authorizer answers the authorizer library's checks; nil makes every
 	// check report the error "no authorizer configured".

@@ -10,13 +10,10 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/params"
 )
 
@@ -118,105 +115,11 @@ func (n testerNamespaces) GetNamespace(_ context.Context, name string) (*corev1.
 func (t *Tester) Evaluator() *Evaluator { return t.ev }
 
 // Request builds the request the API server would send for op on obj and
-// oldObj: obj is nil for DELETE and oldObj nil for CREATE. Kind, Resource,
-// Name and Namespace come from the objects (typed k8s.io/api structs, with
-// or without apiVersion and kind, or unstructured); a namespaced object
-// without a namespace is put in "default", as kubectl does. The objects
-// are not modified: where apiVersion, kind or the namespace must be filled
-// in, the request holds a copy.
-// Options is the empty CreateOptions, UpdateOptions or DeleteOptions the
-// API server always passes. Set other fields, such as UserInfo, on the
+// oldObj, with the Tester's resources: [NewRequest] with
+// RequestOptions.Resources set. Set other fields, such as UserInfo, on the
 // result.
 func (t *Tester) Request(op admissionv1.Operation, obj, oldObj runtime.Object) (*Request, error) {
-	subject := obj
-	if subject == nil {
-		subject = oldObj
-	}
-	if subject == nil {
-		return nil, errors.New("request needs an object or an old object")
-	}
-	gvk, err := kindOf(subject)
-	if err != nil {
-		return nil, err
-	}
-	gvr, namespaced, err := t.resources.ResourceFor(gvk)
-	if err != nil {
-		return nil, err
-	}
-	acc, err := meta.Accessor(subject)
-	if err != nil {
-		return nil, fmt.Errorf("%v object: %w", gvk, err)
-	}
-	req := &Request{
-		Operation: op,
-		Kind:      gvk,
-		Resource:  gvr,
-		Name:      acc.GetName(),
-		Namespace: acc.GetNamespace(),
-		Object:    obj,
-		OldObject: oldObj,
-	}
-	if namespaced && req.Namespace == "" {
-		req.Namespace = metav1.NamespaceDefault
-	}
-	if req.Object, err = normalize(req.Object, gvk, req.Namespace); err != nil {
-		return nil, err
-	}
-	if req.OldObject, err = normalize(req.OldObject, gvk, req.Namespace); err != nil {
-		return nil, err
-	}
-	if gvk.Group == "" && gvk.Kind == "Namespace" {
-		req.Namespace = req.Name
-	}
-	tm := func(kind string) metav1.TypeMeta { return metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: kind} }
-	switch op {
-	case admissionv1.Create:
-		req.Options = &metav1.CreateOptions{TypeMeta: tm("CreateOptions")}
-	case admissionv1.Update:
-		req.Options = &metav1.UpdateOptions{TypeMeta: tm("UpdateOptions")}
-	case admissionv1.Delete:
-		req.Options = &metav1.DeleteOptions{TypeMeta: tm("DeleteOptions")}
-	}
-	return req, nil
-}
-
-// kindOf returns the kind of obj, from its apiVersion and kind or, for a
-// typed object without them, from the k8s.io/api types.
-func kindOf(obj runtime.Object) (schema.GroupVersionKind, error) {
-	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
-		return gvk, nil
-	}
-	gvks, _, err := builtin.Scheme().ObjectKinds(obj)
-	if err != nil || len(gvks) == 0 {
-		return schema.GroupVersionKind{}, fmt.Errorf("cannot tell the kind of %T: set apiVersion and kind", obj)
-	}
-	return gvks[0], nil
-}
-
-// normalize returns obj, or a copy of it with apiVersion and kind set to
-// gvk and its namespace set to ns when they are missing; nil stays nil.
-func normalize(obj runtime.Object, gvk schema.GroupVersionKind, ns string) (runtime.Object, error) {
-	if obj == nil {
-		return nil, nil
-	}
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return nil, fmt.Errorf("%v object: %w", gvk, err)
-	}
-	setNamespace := ns != "" && acc.GetNamespace() == "" && (gvk.Group != "" || gvk.Kind != "Namespace")
-	if !setNamespace && !obj.GetObjectKind().GroupVersionKind().Empty() {
-		return obj, nil
-	}
-	obj = obj.DeepCopyObject()
-	obj.GetObjectKind().SetGroupVersionKind(gvk)
-	if setNamespace {
-		acc, err := meta.Accessor(obj)
-		if err != nil {
-			return nil, fmt.Errorf("%v object: %w", gvk, err)
-		}
-		acc.SetNamespace(ns)
-	}
-	return obj, nil
+	return NewRequest(op, obj, oldObj, RequestOptions{Resources: t.resources})
 }
 
 // Check evaluates req and compares the decision with want; the error

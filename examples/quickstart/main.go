@@ -18,7 +18,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
@@ -55,6 +54,13 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Every namespaced request a binding matches has its Namespace looked
+	// up, as the API server does (for namespaceSelector and
+	// namespaceObject). A Namespace the getter does not know denies the
+	// request with the server's 404 `namespaces "test" not found`; a nil
+	// getter denies them all, and Evaluator.Issues says so. Here the
+	// Namespaces come from cluster.yaml; in a cluster, use an informer
+	// (examples/controller).
 	namespaces := matching.NewNamespaceMap(m.Namespaces...)
 	// Compile once; the Evaluator is immutable and safe for concurrent use.
 	ev, err := policy.Compile(m.Policies, m.Bindings, policy.Options{Params: src, Namespaces: namespaces, CRDs: m.CRDs})
@@ -68,14 +74,12 @@ func run(ctx context.Context, out io.Writer) error {
 		deployment("prod", "large", 8),
 		deployment("prod", "huge", 500),
 	} {
-		req := &policy.Request{
-			Operation: admissionv1.Create,
-			Kind:      schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
-			Resource:  schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
-			Name:      d.Name,
-			Namespace: d.Namespace,
-			UserInfo:  authenticationv1.UserInfo{Username: "alice"},
-			Object:    d,
+		// Kind, resource, name and namespace come from the object.
+		req, err := ev.Request(admissionv1.Create, d, nil, policy.RequestOptions{
+			UserInfo: authenticationv1.UserInfo{Username: "alice"},
+		})
+		if err != nil {
+			return err
 		}
 		dec, err := ev.Evaluate(ctx, req)
 		if err != nil {
