@@ -30,7 +30,8 @@ func Apply(tc *TypeConverter, obj runtime.Object, v *patchtypes.ObjectVal) (*uns
 	// it is embedded in the map (nested) or makes the result a non-map.
 	m, ok := v.Value().(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("invalid return type: %T", v)
+		// Upstream formats its own value type with %T.
+		return nil, errors.New("invalid return type: *dynamic.ObjectVal")
 	}
 	patch := &unstructured.Unstructured{Object: m}
 	patch.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())

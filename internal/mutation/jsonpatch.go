@@ -118,3 +118,15 @@ func ApplyJSONPatch(patch jsonpatch.Patch, obj runtime.Object, gvk schema.GroupV
 	}
 	return out, nil
 }
+
+// Typed converts the result of a mutation back to the form of the object
+// it mutated, as upstream's dispatchOne does before defaulting: results for
+// unstructured objects stay as they are; results for built-in objects are
+// converted by the scheme to the typed object of gv (the group-version of
+// the request's kind). A conversion failure is a plain error.
+func Typed(result, mutated runtime.Object, gv schema.GroupVersion) (runtime.Object, error) {
+	if _, ok := mutated.(*unstructured.Unstructured); ok {
+		return result, nil
+	}
+	return builtin.Scheme().ConvertToVersion(result, gv)
+}
