@@ -40,6 +40,8 @@ type Decls struct {
 // API server's text, such as "compilation failed: ERROR: <input>:1:8: ...".
 type CompileError struct {
 	Detail string
+	// internal: see [CompileError.Internal].
+	internal bool
 }
 
 // Error returns Detail.
@@ -161,7 +163,7 @@ func (s *Scope) Compile(expression string, d Decls, want []*cel.Type) *Program {
 	p := &Program{expression: expression}
 	env, err := s.compileEnv(d)
 	if err != nil {
-		p.err = &CompileError{Detail: fmt.Sprintf("unexpected error loading CEL environment: %v", err)}
+		p.err = internalError(fmt.Sprintf("unexpected error loading CEL environment: %v", err))
 		return p
 	}
 	ast, iss := env.Compile(expression)
@@ -186,18 +188,21 @@ func (s *Scope) Compile(expression string, d Decls, want []*cel.Type) *Program {
 		return p
 	}
 	if s.mode == NewExpressions {
+		if p.err = instantiate(env, ast, s.env.version-1); p.err != nil {
+			return p
+		}
 		p.outputType = out
 		return p
 	}
 	opts := append(append([]cel.ProgramOption(nil), s.env.program...), cel.InterruptCheckFrequency(CheckFrequency))
 	prog, err := env.Program(ast, opts...)
 	if err != nil {
-		p.err = &CompileError{Detail: "program instantiation failed: " + err.Error()}
+		p.err = internalError("program instantiation failed: " + err.Error())
 		return p
 	}
 	fast, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(CheckFrequency))
 	if err != nil {
-		p.err = &CompileError{Detail: "program instantiation failed: " + err.Error()}
+		p.err = internalError("program instantiation failed: " + err.Error())
 		return p
 	}
 	p.prog, p.fast = prog, fast

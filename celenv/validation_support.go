@@ -22,7 +22,9 @@ import (
 //   - The [Mode] is chosen per expression: on update, an expression that the
 //     old object already held is checked in [StoredExpressions], the others
 //     in [NewExpressions], and both share the declared variables.
-//   - It only type-checks, and [Options.Extra] is not part of it: the API
+//   - It only type-checks (and builds each program once, as upstream's
+//     compiler does, to report "program instantiation failed"), and
+//     [Options.Extra] is not part of it: the API
 //     server knows no extra libraries, so neither does its validation.
 //
 // A ValidationScope is for one goroutine.
@@ -91,7 +93,7 @@ func (s *ValidationScope) Check(expression string, d Decls, want []*cel.Type, mo
 func (s *ValidationScope) check(expression string, d Decls, want []*cel.Type, mode Mode) (*cel.Type, *CompileError) {
 	env, err := s.env(validationKey{mode: mode, authorizer: d.Authorizer, vars: s.vars != nil})
 	if err != nil {
-		return nil, &CompileError{Detail: fmt.Sprintf("unexpected error loading CEL environment: %v", err)}
+		return nil, internalError(fmt.Sprintf("unexpected error loading CEL environment: %v", err))
 	}
 	ast, iss := env.Compile(expression)
 	if iss != nil && iss.Err() != nil {
@@ -100,6 +102,9 @@ func (s *ValidationScope) check(expression string, d Decls, want []*cel.Type, mo
 	out := ast.OutputType()
 	for _, t := range want {
 		if out.IsExactType(t) || cel.AnyType.IsExactType(t) {
+			if err := instantiate(env, ast, s.compat(mode)); err != nil {
+				return nil, err
+			}
 			return out, nil
 		}
 	}
@@ -107,6 +112,14 @@ func (s *ValidationScope) check(expression string, d Decls, want []*cel.Type, mo
 		return nil, &CompileError{Detail: fmt.Sprintf("must evaluate to %v but got %v", want[0].String(), out.String())}
 	}
 	return nil, &CompileError{Detail: fmt.Sprintf("must evaluate to one of %v but got %v", want, out.String())}
+}
+
+// compat is the version whose libraries mode's environment holds.
+func (s *ValidationScope) compat(mode Mode) Version {
+	if mode == NewExpressions {
+		return s.version - 1
+	}
+	return s.version
 }
 
 // env returns the environment for k, building it on first use. The library
@@ -118,10 +131,7 @@ func (s *ValidationScope) env(k validationKey) (*cel.Env, error) {
 	}
 	base, ok := s.bases[k.mode]
 	if !ok {
-		compat := s.version
-		if k.mode == NewExpressions {
-			compat = s.version - 1
-		}
+		compat := s.compat(k.mode)
 		var opts []cel.EnvOption
 		for _, o := range baseOptions() {
 			if o.available(compat) {

@@ -393,8 +393,23 @@ func TestValidatePolicy(t *testing.T) {
 			}
 		},
 		want: []string{
-			`spec.variables[0].name: Invalid value: "foo-bar": name is not a valid CEL identifier`,
-			`spec.variables[1].name: Invalid value: "in": name is not a valid CEL identifier`,
+			`spec.variables[0].name: Invalid value: "foo-bar": must be a valid CEL identifier`,
+			`spec.variables[1].name: Invalid value: "in": must be a valid CEL identifier`,
+		},
+	}, {
+		name: "program instantiation fails: an internal error in every field",
+		modify: func(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
+			p.Spec.Variables = []admissionregistrationv1.Variable{{Name: "v", Expression: "'abc'.find('[')"}}
+			p.Spec.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "m", Expression: "type(1) == google.protobuf.Int64Value"}}
+			p.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "'abc'.find('[') == ''", MessageExpression: "'abc'.find('[')"}}
+			p.Spec.AuditAnnotations = []admissionregistrationv1.AuditAnnotation{{Key: "k", ValueExpression: "'abc'.find('[')"}}
+		},
+		want: []string{
+			"spec.matchConditions[0].expression: Internal error: program instantiation failed: reference to undefined type: google.protobuf.Int64Value",
+			"spec.variables[0].expression: Internal error: program instantiation failed: error parsing regexp: missing closing ]: `[`",
+			"spec.validations[0].expression: Internal error: program instantiation failed: error parsing regexp: missing closing ]: `[`",
+			"spec.validations[0].messageExpression: Internal error: program instantiation failed: error parsing regexp: missing closing ]: `[`",
+			"spec.auditAnnotations[0].valueExpression: Internal error: program instantiation failed: error parsing regexp: missing closing ]: `[`",
 		},
 	}, {
 		name: `"variable composition cannot compile"`,

@@ -285,7 +285,7 @@ func validateMatchConditions(scope Scope, mcs []admissionregistrationv1.MatchCon
 		if expr := strings.TrimSpace(mc.Expression); expr == "" {
 			errs = append(errs, field.Required(p.Child("expression"), ""))
 		} else if err := scope.Check(MatchCondition, expr, stored[expr]); err != nil {
-			errs = append(errs, field.Invalid(p.Child("expression"), expr, err.Error()))
+			errs = append(errs, compileError(p.Child("expression"), expr, err))
 		}
 		if mc.Name == "" {
 			errs = append(errs, field.Required(p.Child("name"), ""))
@@ -310,12 +310,12 @@ func validateVariable(scope Scope, v *admissionregistrationv1.Variable, storedVa
 	if strings.TrimSpace(v.Name) == "" {
 		errs = append(errs, field.Required(path.Child("name"), "name is not specified"))
 	} else if !isCELIdentifier(v.Name) {
-		errs = append(errs, field.Invalid(path.Child("name"), v.Name, "name is not a valid CEL identifier"))
+		errs = append(errs, field.Invalid(path.Child("name"), v.Name, "must be a valid CEL identifier"))
 	}
 	if strings.TrimSpace(v.Expression) == "" {
 		errs = append(errs, field.Required(path.Child("expression"), "expression is not specified"))
 	} else if err := scope.AddVariable(v.Name, v.Expression, storedValidations[v.Expression]); err != nil {
-		errs = append(errs, field.Invalid(path.Child("expression"), v.Expression, err.Error()))
+		errs = append(errs, compileError(path.Child("expression"), v.Expression, err))
 	}
 	return errs
 }
@@ -327,14 +327,14 @@ func validateValidation(scope Scope, v *admissionregistrationv1.Validation, stor
 	if strings.TrimSpace(v.Expression) == "" {
 		errs = append(errs, field.Required(path.Child("expression"), "expression is not specified"))
 	} else if err := scope.Check(Validation, v.Expression, stored.validations[v.Expression]); err != nil {
-		errs = append(errs, field.Invalid(path.Child("expression"), v.Expression, err.Error()))
+		errs = append(errs, compileError(path.Child("expression"), v.Expression, err))
 	}
 	if v.MessageExpression != "" && strings.TrimSpace(v.MessageExpression) == "" {
 		errs = append(errs, field.Invalid(path.Child("messageExpression"), v.MessageExpression, "must be non-empty if specified"))
 	} else if v.MessageExpression != "" {
 		// The untrimmed text is compiled, so that columns match the field.
 		if err := scope.Check(MessageExpression, v.MessageExpression, stored.messageExpressions[v.MessageExpression]); err != nil {
-			errs = append(errs, field.Invalid(path.Child("messageExpression"), v.MessageExpression, err.Error()))
+			errs = append(errs, compileError(path.Child("messageExpression"), v.MessageExpression, err))
 		}
 	}
 	msg := strings.TrimSpace(v.Message)
@@ -372,7 +372,7 @@ func validateAuditAnnotation(scope Scope, policyName string, a *admissionregistr
 		// Upstream compiles the trimmed text but reports, and looks up
 		// among the old expressions, the text as written.
 		if err := scope.Check(AuditAnnotation, trimmed, stored[a.ValueExpression]); err != nil {
-			errs = append(errs, field.Invalid(p, a.ValueExpression, err.Error()))
+			errs = append(errs, compileError(p, a.ValueExpression, err))
 		}
 	}
 	return errs
@@ -448,4 +448,18 @@ func validateValidationActions(actions []admissionregistrationv1.ValidationActio
 		errs = append(errs, field.Required(path, "at least one validation action is required"))
 	}
 	return errs
+}
+
+// compileError reports an expression the scope rejected as the API server
+// does (k8s.io/kubernetes pkg/apis/admissionregistration/validation,
+// convertCELErrorToValidationError): an internal error, such as "program
+// instantiation failed", as field.InternalError, anything else as
+// field.Invalid with the expression as the value. The scope marks internal
+// errors with an Internal method (celenv.CompileError has one).
+func compileError(path *field.Path, expression string, err error) *field.Error {
+	var internal interface{ Internal() bool }
+	if errors.As(err, &internal) && internal.Internal() {
+		return field.InternalError(path, err)
+	}
+	return field.Invalid(path, expression, err.Error())
 }

@@ -1,0 +1,69 @@
+package celenv_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vapkit/vapkit/celenv"
+)
+
+// TestProgramInstantiation checks that expressions which type-check but
+// whose program cannot be built are rejected in every environment, with
+// upstream's "program instantiation failed" and as internal errors: by a
+// Scope in both modes and by a ValidationScope (what API validation
+// accepts) in both modes.
+func TestProgramInstantiation(t *testing.T) {
+	tests := []struct {
+		name, expr string
+		want       string // prefix of the error; "" for none
+	}{
+		{name: "constant regex that does not compile", expr: "'abc'.find('[') == ''",
+			want: "program instantiation failed: error parsing regexp: missing closing ]: `[`"},
+		{name: "protobuf wrapper type", expr: "type(1) == google.protobuf.Int64Value",
+			want: "program instantiation failed: "},
+		{name: "valid regex", expr: "'abc'.find('[a-z]') == 'a'"},
+		{name: "int type", expr: "type(1) == int"},
+	}
+	env, err := celenv.New(celenv.Options{})
+	if err != nil {
+		t.Fatalf("New() = %v", err)
+	}
+	check := func(t *testing.T, what string, err *celenv.CompileError, want string) {
+		t.Helper()
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: error %q, want none", what, err.Detail)
+		case want != "" && err == nil:
+			t.Errorf("%s: no error, want %q", what, want)
+		case want != "" && (!strings.HasPrefix(err.Detail, want) || !err.Internal()):
+			t.Errorf("%s: error %q (internal %v), want an internal error starting %q", what, err.Detail, err.Internal(), want)
+		}
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, mode := range []celenv.Mode{celenv.StoredExpressions, celenv.NewExpressions} {
+				p := env.NewScope(false, mode).Compile(tc.expr, celenv.Decls{}, celenv.BoolResult)
+				check(t, "Scope "+mode.String(), p.Err(), tc.want)
+				vs := env.NewValidationScope(false)
+				check(t, "ValidationScope "+mode.String(), vs.Check(tc.expr, celenv.Decls{Authorizer: true}, celenv.BoolResult, mode), tc.want)
+			}
+		})
+	}
+}
+
+// TestCompileErrorInternal: only environment and instantiation failures are
+// internal; type errors are not.
+func TestCompileErrorInternal(t *testing.T) {
+	env, err := celenv.New(celenv.Options{})
+	if err != nil {
+		t.Fatalf("New() = %v", err)
+	}
+	p := env.NewScope(false, celenv.NewExpressions).Compile("1 + ''", celenv.Decls{}, celenv.BoolResult)
+	if p.Err() == nil || p.Err().Internal() {
+		t.Errorf("Compile(1 + '') error = %v, want a non-internal compile error", p.Err())
+	}
+	var nilErr *celenv.CompileError
+	if nilErr.Internal() {
+		t.Error("(*CompileError)(nil).Internal() = true")
+	}
+}
