@@ -2,6 +2,8 @@ package policy
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -44,7 +46,14 @@ var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v
 // document number and, where known, the field path, e.g.
 //
 //	policies.yaml:12: document 2 (ValidatingAdmissionPolicy/p): spec.validations[0].expression: expected string
+//
+// Load applies [DefaultMaxLoadBytes]; use a [Loader] for another limit.
 func Load(data []byte, filename string) (*Manifests, error) {
+	return Loader{}.Load(data, filename)
+}
+
+// decodeManifests decodes data and groups the objects.
+func decodeManifests(data []byte, filename string) (*Manifests, error) {
 	docs, err := manifest.Decode(data, filename)
 	if err != nil {
 		return nil, err
@@ -73,21 +82,110 @@ func Load(data []byte, filename string) (*Manifests, error) {
 	return m, nil
 }
 
-// LoadFiles reads each file with [Load] and merges the results in order.
+// LoadFiles reads each file with [Load] and merges the results in order,
+// applying [DefaultMaxLoadBytes] to each file and to their total; use a
+// [Loader] for another limit.
 func LoadFiles(paths ...string) (*Manifests, error) {
+	return Loader{}.LoadFiles(paths...)
+}
+
+// DefaultMaxLoadBytes is the size limit a zero [Loader], and so [Load] and
+// [LoadFiles], applies to each input and to the total of the files read
+// together: 64 MiB, far above any sensible set of policies (the API server
+// stores objects of at most about 1.5 MiB), low enough that a wrong path,
+// such as a disk image or a log, fails fast instead of exhausting memory.
+const DefaultMaxLoadBytes = 64 << 20
+
+// Loader reads manifests with a size limit. The zero value is ready to use
+// and applies [DefaultMaxLoadBytes].
+type Loader struct {
+	// MaxBytes bounds each input and the total of [Loader.LoadFiles]; 0
+	// means DefaultMaxLoadBytes and a negative value means no limit.
+	MaxBytes int64
+}
+
+// LimitError reports input over a size limit; use [errors.As] to tell it
+// from a decoding error. Its message says which input and which limit.
+type LimitError struct {
+	// Input names what was too large, such as a file name or
+	// "AdmissionReview".
+	Input string
+	// Limit is the limit in bytes, and Setting the knob that sets it, such
+	// as "Loader.MaxBytes".
+	Limit   int64
+	Setting string
+	// Size is the input's size, or -1 when reading stopped at the limit.
+	Size int64
+}
+
+// Error renders the error as "policies.yaml: 70000000 bytes exceed the
+// limit of 67108864 bytes (Loader.MaxBytes)", or "AdmissionReview: larger
+// than the limit of 8388608 bytes (...)" when the size is unknown.
+func (e *LimitError) Error() string {
+	if e.Size < 0 {
+		return fmt.Sprintf("%s: larger than the limit of %d bytes (%s)", e.Input, e.Limit, e.Setting)
+	}
+	return fmt.Sprintf("%s: %d bytes exceed the limit of %d bytes (%s)", e.Input, e.Size, e.Limit, e.Setting)
+}
+
+func (l Loader) limit() int64 {
+	if l.MaxBytes == 0 {
+		return DefaultMaxLoadBytes
+	}
+	return l.MaxBytes
+}
+
+func (l Loader) check(input string, size int64, setting string) error {
+	if max := l.limit(); max >= 0 && size > max {
+		return &LimitError{Input: input, Limit: max, Setting: setting, Size: size}
+	}
+	return nil
+}
+
+// Load is [Load] with l's limit on len(data).
+func (l Loader) Load(data []byte, filename string) (*Manifests, error) {
+	if err := l.check(inputName(filename), int64(len(data)), "Loader.MaxBytes"); err != nil {
+		return nil, err
+	}
+	return decodeManifests(data, filename)
+}
+
+// LoadReader reads r to its end, failing with a [*LimitError] as soon as
+// more than l's limit has been read, and decodes it as [Load] does.
+func (l Loader) LoadReader(r io.Reader, filename string) (*Manifests, error) {
+	max := l.limit()
+	if max >= 0 {
+		r = io.LimitReader(r, max+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inputName(filename), err)
+	}
+	if max >= 0 && int64(len(data)) > max {
+		return nil, &LimitError{Input: inputName(filename), Limit: max, Setting: "Loader.MaxBytes", Size: -1}
+	}
+	return decodeManifests(data, filename)
+}
+
+// LoadFiles is [LoadFiles] with l's limit on each file and on the total.
+// Sizes are checked before a file is read.
+func (l Loader) LoadFiles(paths ...string) (*Manifests, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no files given")
 	}
 	all := &Manifests{}
+	var total int64
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		f, err := os.Open(p)
 		if err != nil {
 			return nil, err
 		}
-		m, err := Load(data, p)
+		m, n, err := l.loadFile(f, p, total)
+		f.Close()
 		if err != nil {
 			return nil, err
 		}
+		total += n
 		all.Policies = append(all.Policies, m.Policies...)
 		all.Bindings = append(all.Bindings, m.Bindings...)
 		all.Namespaces = append(all.Namespaces, m.Namespaces...)
@@ -96,4 +194,39 @@ func LoadFiles(paths ...string) (*Manifests, error) {
 		all.Objects = append(all.Objects, m.Objects...)
 	}
 	return all, nil
+}
+
+// loadFile loads one open file after checking its size and the running
+// total; it returns the bytes read.
+func (l Loader) loadFile(f *os.File, path string, total int64) (*Manifests, int64, error) {
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		if err := l.check(path, info.Size(), "Loader.MaxBytes"); err != nil {
+			return nil, 0, err
+		}
+	}
+	max := l.limit()
+	var r io.Reader = f
+	if max >= 0 {
+		r = io.LimitReader(f, max+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	n := int64(len(data))
+	if max >= 0 && n > max {
+		return nil, 0, &LimitError{Input: path, Limit: max, Setting: "Loader.MaxBytes", Size: -1}
+	}
+	if err := l.check(fmt.Sprintf("files up to %s", path), total+n, "Loader.MaxBytes, for all files together"); err != nil {
+		return nil, 0, err
+	}
+	m, err := decodeManifests(data, path)
+	return m, n, err
+}
+
+func inputName(filename string) string {
+	if filename == "" {
+		return "<input>"
+	}
+	return filename
 }

@@ -144,11 +144,7 @@ var builtinMapper = sync.OnceValues(func() (ResourceMapper, error) { return NewR
 // and resource.
 func resourceOf(m ResourceMapper, gvk schema.GroupVersionKind, override schema.GroupVersionResource) (schema.GroupVersionResource, bool, error) {
 	if override.Resource == "" {
-		gvr, namespaced, err := m.ResourceFor(gvk)
-		if err != nil {
-			return gvr, false, fmt.Errorf("no resource for kind %v: %w", gvk, err)
-		}
-		return gvr, namespaced, nil
+		return m.ResourceFor(gvk) // its error names the kind
 	}
 	// Any kind served by the same group and resource tells the scope.
 	for _, eq := range m.EquivalentResourcesFor(override, "") {

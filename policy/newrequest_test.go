@@ -128,7 +128,7 @@ func TestNewRequest(t *testing.T) {
 	}, {
 		name: "custom resource without its CRD",
 		op:   admissionv1.Create, obj: widget,
-		wantErr: "no resource for kind example.com/v1, Kind=Widget",
+		wantErr: `no matches for kind "Widget" in version "example.com/v1"`,
 	}, {
 		name:    "no object",
 		op:      admissionv1.Create,
