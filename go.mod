@@ -3,6 +3,7 @@ module github.com/vapkit/vapkit
 go 1.26.0
 
 require (
+	github.com/blang/semver/v4 v4.0.0
 	github.com/google/cel-go v0.29.2
 	github.com/google/go-cmp v0.7.0
 	go.yaml.in/yaml/v2 v2.4.4

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
-	"strings"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 )
@@ -114,19 +114,19 @@ var formatNames = [...]string{
 func lookupFormat(name string) (FormatValue, bool) {
 	switch name {
 	case "dns1123Label":
-		return FormatValue{Name: "DNS1123Label", MaxRegexSize: 30, validate: dnsName(validation.IsDNS1123Label, false)}, true
+		return FormatValue{Name: "DNS1123Label", MaxRegexSize: 30, validate: func(s string) []string { return apimachineryvalidation.NameIsDNSLabel(s, false) }}, true
 	case "dns1123Subdomain":
-		return FormatValue{Name: "DNS1123Subdomain", MaxRegexSize: 60, validate: dnsName(validation.IsDNS1123Subdomain, false)}, true
+		return FormatValue{Name: "DNS1123Subdomain", MaxRegexSize: 60, validate: func(s string) []string { return apimachineryvalidation.NameIsDNSSubdomain(s, false) }}, true
 	case "dns1035Label":
-		return FormatValue{Name: "DNS1035Label", MaxRegexSize: 30, validate: dnsName(validation.IsDNS1035Label, false)}, true
+		return FormatValue{Name: "DNS1035Label", MaxRegexSize: 30, validate: func(s string) []string { return apimachineryvalidation.NameIsDNS1035Label(s, false) }}, true
 	case "qualifiedName":
 		return FormatValue{Name: "QualifiedName", MaxRegexSize: 60, validate: validation.IsQualifiedName}, true
 	case "dns1123LabelPrefix":
-		return FormatValue{Name: "DNS1123LabelPrefix", MaxRegexSize: 30, validate: dnsName(validation.IsDNS1123Label, true)}, true
+		return FormatValue{Name: "DNS1123LabelPrefix", MaxRegexSize: 30, validate: func(s string) []string { return apimachineryvalidation.NameIsDNSLabel(s, true) }}, true
 	case "dns1123SubdomainPrefix":
-		return FormatValue{Name: "DNS1123SubdomainPrefix", MaxRegexSize: 60, validate: dnsName(validation.IsDNS1123Subdomain, true)}, true
+		return FormatValue{Name: "DNS1123SubdomainPrefix", MaxRegexSize: 60, validate: func(s string) []string { return apimachineryvalidation.NameIsDNSSubdomain(s, true) }}, true
 	case "dns1035LabelPrefix":
-		return FormatValue{Name: "DNS1035LabelPrefix", MaxRegexSize: 30, validate: dnsName(validation.IsDNS1035Label, true)}, true
+		return FormatValue{Name: "DNS1035LabelPrefix", MaxRegexSize: 30, validate: func(s string) []string { return apimachineryvalidation.NameIsDNS1035Label(s, true) }}, true
 	case "labelValue":
 		return FormatValue{Name: "LabelValue", MaxRegexSize: 40, validate: validation.IsValidLabelValue}, true
 	case "uri":
@@ -142,29 +142,6 @@ func lookupFormat(name string) (FormatValue, bool) {
 		return FormatValue{Name: "datetime", MaxRegexSize: len(strfmt.DateTimePattern), validate: strfmtCheck("datetime", "invalid datetime")}, true
 	}
 	return FormatValue{}, false
-}
-
-// dnsName adapts an apimachinery DNS validator, optionally for a name prefix
-// (one that will get a generated suffix), as apimachinery
-// pkg/api/validation NameIsDNSLabel and friends do.
-func dnsName(check func(string) []string, prefix bool) func(string) []string {
-	return func(s string) []string {
-		if prefix {
-			s = maskTrailingDash(s)
-		}
-		return check(s)
-	}
-}
-
-// maskTrailingDash makes a trailing dash acceptable in a prefix. It
-// reproduces apimachinery pkg/api/validation maskTrailingDash exactly,
-// including its quirk of replacing the last two characters (the dash and the
-// one before it) with "a": "ab-" is checked as "aa" and "a.-" as "aa".
-func maskTrailingDash(s string) string {
-	if len(s) > 1 && strings.HasSuffix(s, "-") {
-		return s[:len(s)-2] + "a"
-	}
-	return s
 }
 
 // validateURI reports url.ParseRequestURI's error, which is more helpful

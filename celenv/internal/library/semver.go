@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 
+	"github.com/blang/semver/v4"
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -16,117 +16,32 @@ import (
 // apiserver pkg/cel/semver.go.
 var SemverType = cel.ObjectType("kubernetes.Semver")
 
-// SemverValue is the CEL value of a semantic version (https://semver.org),
-// with the parsing and ordering rules of github.com/blang/semver/v4, which
-// apiserver uses. The zero value is version 0.0.0.
+// SemverValue is the CEL value of a semantic version (https://semver.org).
+// It is a github.com/blang/semver/v4 Version, the package apiserver's
+// kubernetes.Semver wraps (pkg/cel/semver.go), so parsing, printing and
+// ordering are upstream's by construction. The zero value is version
+// 0.0.0.
 //
 // Equality and ordering ignore build metadata, so
 // `semver("1.0.0+a") == semver("1.0.0+b")` is true.
 type SemverValue struct {
-	// Major, Minor and Patch are the three version numbers.
-	Major, Minor, Patch uint64
-
-	pre   []semverPrerelease // dot-separated identifiers after '-'
-	build []string           // dot-separated identifiers after '+'
-}
-
-// semverPrerelease is one pre-release identifier: numeric or alphanumeric.
-type semverPrerelease struct {
-	str   string
-	num   uint64
-	isNum bool
-}
-
-// String returns the version in its canonical text form. For a version that
-// was parsed without normalization this is the parsed text itself.
-func (v SemverValue) String() string {
-	var b strings.Builder
-	b.WriteString(strconv.FormatUint(v.Major, 10))
-	b.WriteByte('.')
-	b.WriteString(strconv.FormatUint(v.Minor, 10))
-	b.WriteByte('.')
-	b.WriteString(strconv.FormatUint(v.Patch, 10))
-	for i, p := range v.pre {
-		if i == 0 {
-			b.WriteByte('-')
-		} else {
-			b.WriteByte('.')
-		}
-		if p.isNum {
-			b.WriteString(strconv.FormatUint(p.num, 10))
-		} else {
-			b.WriteString(p.str)
-		}
-	}
-	for i, s := range v.build {
-		if i == 0 {
-			b.WriteByte('+')
-		} else {
-			b.WriteByte('.')
-		}
-		b.WriteString(s)
-	}
-	return b.String()
+	semver.Version
 }
 
 // Compare returns -1, 0 or 1 as v is lower than, equal to or higher than o
-// in semver precedence. A version without pre-release identifiers is higher
-// than one with; identifiers compare pairwise, numeric below alphanumeric,
-// numbers numerically, strings bytewise; a longer identifier list wins a
-// tie. Build metadata is ignored.
+// in semver precedence (blang/semver's Version.Compare).
 func (v SemverValue) Compare(o SemverValue) int {
-	if c := cmpUint(v.Major, o.Major); c != 0 {
-		return c
-	}
-	if c := cmpUint(v.Minor, o.Minor); c != 0 {
-		return c
-	}
-	if c := cmpUint(v.Patch, o.Patch); c != 0 {
-		return c
-	}
-	switch {
-	case len(v.pre) == 0 && len(o.pre) == 0:
-		return 0
-	case len(v.pre) == 0:
-		return 1
-	case len(o.pre) == 0:
-		return -1
-	}
-	for i := 0; i < len(v.pre) && i < len(o.pre); i++ {
-		if c := v.pre[i].compare(o.pre[i]); c != 0 {
-			return c
-		}
-	}
-	return cmpUint(uint64(len(v.pre)), uint64(len(o.pre)))
+	return v.Version.Compare(o.Version)
 }
 
-func (p semverPrerelease) compare(o semverPrerelease) int {
-	switch {
-	case p.isNum && o.isNum:
-		return cmpUint(p.num, o.num)
-	case p.isNum:
-		return -1
-	case o.isNum:
-		return 1
-	default:
-		return strings.Compare(p.str, o.str)
-	}
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// ConvertToNative implements [ref.Val]. It supports SemverValue and string.
+// ConvertToNative implements [ref.Val]. It supports SemverValue,
+// semver.Version (as apiserver) and string.
 func (v SemverValue) ConvertToNative(typeDesc reflect.Type) (any, error) {
 	if reflect.TypeOf(v).AssignableTo(typeDesc) {
 		return v, nil
+	}
+	if reflect.TypeOf(v.Version).AssignableTo(typeDesc) {
+		return v.Version, nil
 	}
 	if reflect.TypeOf("").AssignableTo(typeDesc) {
 		return v.String(), nil
@@ -169,116 +84,24 @@ func (v SemverValue) Value() any {
 	return v
 }
 
-const (
-	semverDigits   = "0123456789"
-	semverAlphaNum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-" + semverDigits
-)
-
-// onlyFrom reports whether every byte of s is in set (true for ""). The sets
-// are ASCII, so a byte test is as strict as a rune test.
-func onlyFrom(s, set string) bool {
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(set, s[i]) < 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// parseSemverNumber parses a major, minor or patch number; which and Which
-// name it in lower and title case in the error texts, which are blang/semver's.
-func parseSemverNumber(s, which, Which string) (uint64, error) {
-	if !onlyFrom(s, semverDigits) {
-		return 0, fmt.Errorf("Invalid character(s) found in %s number %q", which, s)
-	}
-	if len(s) > 1 && s[0] == '0' {
-		return 0, fmt.Errorf("%s number must not contain leading zeroes %q", Which, s)
-	}
-	// An empty s passes both checks and fails here, as in blang/semver.
-	return strconv.ParseUint(s, 10, 64)
-}
-
-// parseSemver parses s strictly as a semantic version, with the behaviour
-// and error texts of blang/semver/v4 Parse.
+// parseSemver parses s strictly: blang/semver/v4 Parse, as apiserver's
+// semver(string) and isSemver(string).
 func parseSemver(s string) (SemverValue, error) {
-	if s == "" {
-		return SemverValue{}, errors.New("Version string empty")
-	}
-	parts := strings.SplitN(s, ".", 3)
-	if len(parts) != 3 {
-		return SemverValue{}, errors.New("No Major.Minor.Patch elements found")
-	}
-	var v SemverValue
-	var err error
-	if v.Major, err = parseSemverNumber(parts[0], "major", "Major"); err != nil {
+	v, err := semver.Parse(s)
+	if err != nil {
 		return SemverValue{}, err
 	}
-	if v.Minor, err = parseSemverNumber(parts[1], "minor", "Minor"); err != nil {
-		return SemverValue{}, err
-	}
-
-	// Build metadata starts at the first '+'; the pre-release at the first
-	// '-' before it.
-	rest := parts[2]
-	var build, pre []string
-	if i := strings.IndexByte(rest, '+'); i >= 0 {
-		build = strings.Split(rest[i+1:], ".")
-		rest = rest[:i]
-	}
-	if i := strings.IndexByte(rest, '-'); i >= 0 {
-		pre = strings.Split(rest[i+1:], ".")
-		rest = rest[:i]
-	}
-	if v.Patch, err = parseSemverNumber(rest, "patch", "Patch"); err != nil {
-		return SemverValue{}, err
-	}
-
-	for _, p := range pre {
-		id, err := parseSemverPrerelease(p)
-		if err != nil {
-			return SemverValue{}, err
-		}
-		v.pre = append(v.pre, id)
-	}
-	for _, b := range build {
-		if b == "" {
-			return SemverValue{}, errors.New("Build meta data is empty")
-		}
-		if !onlyFrom(b, semverAlphaNum) {
-			return SemverValue{}, fmt.Errorf("Invalid character(s) found in build meta data %q", b)
-		}
-		v.build = append(v.build, b)
-	}
-	return v, nil
-}
-
-// parseSemverPrerelease parses one pre-release identifier as blang/semver/v4
-// NewPRVersion does.
-func parseSemverPrerelease(s string) (semverPrerelease, error) {
-	switch {
-	case s == "":
-		return semverPrerelease{}, errors.New("Prerelease is empty")
-	case onlyFrom(s, semverDigits):
-		if len(s) > 1 && s[0] == '0' {
-			return semverPrerelease{}, fmt.Errorf("Numeric PreRelease version must not contain leading zeroes %q", s)
-		}
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return semverPrerelease{}, err
-		}
-		return semverPrerelease{num: n, isNum: true}, nil
-	case onlyFrom(s, semverAlphaNum):
-		return semverPrerelease{str: s}, nil
-	default:
-		return semverPrerelease{}, fmt.Errorf("Invalid character(s) found in prerelease %q", s)
-	}
+	return SemverValue{v}, nil
 }
 
 // parseSemverNormalized is the lenient parse of semver(s, true), as
 // apiserver's normalizeAndParse: it drops one leading "v", strips leading
 // zeros from the first three dot-separated parts, pads a missing minor or
-// patch with 0 and then parses strictly. Unlike blang's ParseTolerant it does
-// not trim white space, and its error text is lower-case.
+// patch with 0 and then parses strictly with blang/semver. Unlike blang's
+// ParseTolerant it does not trim white space, and its error text is
+// lower-case. This normalization is apiserver's own code
+// (pkg/cel/library/semverlib.go normalizeAndParse), not blang's, so it is
+// re-implemented here.
 func parseSemverNormalized(s string) (SemverValue, error) {
 	s = strings.TrimPrefix(s, "v")
 	parts := strings.SplitN(s, ".", 3)
