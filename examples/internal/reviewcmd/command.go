@@ -183,19 +183,32 @@ func runWith(ctx context.Context, args []string, out, stderr io.Writer) error {
 	r := &runner{opts: opts, parallel: defaultParallel(), stored: cfg.stored}
 	rep := &report{KubernetesVersion: cfg.version.String()}
 	for _, p := range cfg.paths {
-		refs, err := discover(p, cfg.filter)
+		found, err := discover(p, cfg.filter)
 		if err != nil {
 			return err
 		}
-		if len(refs) == 0 {
+		if len(found.cases) == 0 && len(found.suites) == 0 && len(found.broken) == 0 {
 			if cfg.filter != nil {
-				return fmt.Errorf("%s: no case matches -run %q", p, cfg.filter)
+				return fmt.Errorf("%s: no case or test matches -run %q", p, cfg.filter)
 			}
-			return fmt.Errorf("%s: no case files (*.yaml) found", p)
+			return fmt.Errorf("%s: no case or suite files (*.yaml) found", p)
 		}
-		s := r.runSuite(ctx, p, refs)
-		rep.Summary.merge(s.Summary)
-		rep.Suites = append(rep.Suites, s)
+		if len(found.cases) > 0 {
+			s := r.runSuite(ctx, p, found.cases)
+			rep.Summary.merge(s.Summary)
+			rep.Suites = append(rep.Suites, s)
+		}
+		for _, b := range found.broken {
+			s := suite{Path: b.File, Cases: []caseResult{b}}
+			s.Summary.add(statusError)
+			rep.Summary.merge(s.Summary)
+			rep.Suites = append(rep.Suites, s)
+		}
+		for _, ls := range found.suites {
+			s, _ := r.runSuiteFile(ctx, ls, cfg.filter)
+			rep.Summary.merge(s.Summary)
+			rep.Suites = append(rep.Suites, s)
+		}
 	}
 	rep.OK = rep.Summary.ok()
 	if err := writeReport(out, rep, cfg.format); err != nil {

@@ -165,6 +165,10 @@ type expectationParser struct {
 	// fixedLines is set when the node was rebuilt from decoded data and
 	// its own lines mean nothing; docLine is reported instead.
 	fixedLines bool
+	// embedded is the path of an expectation inside a suite
+	// ("tests[2].expect"), which has no apiVersion, kind or metadata; ""
+	// for an Expectation document.
+	embedded string
 }
 
 func (p *expectationParser) lineOf(n *yaml.Node) int {
@@ -175,6 +179,9 @@ func (p *expectationParser) lineOf(n *yaml.Node) int {
 }
 
 func (p *expectationParser) errf(n *yaml.Node, path, format string, args ...any) error {
+	if p.embedded != "" {
+		return fmt.Errorf("%s:%d: %s: %s", p.file, p.lineOf(n), join(p.embedded, path), fmt.Sprintf(format, args...))
+	}
 	return docError(p.file, p.lineOf(n), p.doc, p.name, path, format, args...)
 }
 
@@ -306,6 +313,9 @@ func (p *expectationParser) parse(n *yaml.Node) (*expectation, error) {
 	var apiVersion, kind string
 	for _, f := range fs {
 		k, v := f[0], f[1]
+		if p.embedded != "" && (k.Value == "apiVersion" || k.Value == "kind" || k.Value == "metadata") {
+			return nil, p.errf(k, k.Value, "unknown field; want %s", strings.Join(expectFields, ", "))
+		}
 		switch k.Value {
 		case "apiVersion":
 			apiVersion, err = p.str(v, k.Value)
@@ -339,7 +349,7 @@ func (p *expectationParser) parse(n *yaml.Node) (*expectation, error) {
 			return nil, err
 		}
 	}
-	if gv := expectationKind.GroupVersion().String(); apiVersion != gv || kind != expectationKind.Kind {
+	if gv := expectationKind.GroupVersion().String(); p.embedded == "" && (apiVersion != gv || kind != expectationKind.Kind) {
 		return nil, p.errf(n, "", "an expectation must have apiVersion %s and kind %s, got %q and %q", gv, expectationKind.Kind, apiVersion, kind)
 	}
 	switch {

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/vapkit/vapkit/celenv"
@@ -128,22 +127,48 @@ func isCaseFile(name string) bool {
 	return !strings.HasSuffix(stem, ".expect") && !strings.HasPrefix(name, ".")
 }
 
-// discover lists the cases of path (a case file or a directory searched
-// recursively), in lexical order, keeping those whose name matches filter.
-func discover(path string, filter *regexp.Regexp) ([]caseRef, error) {
+// discovered is what a path given on the command line holds.
+type discovered struct {
+	cases  []caseRef
+	suites []*loadedSuite
+	// broken are suite files that could not be read, as error results.
+	broken []caseResult
+}
+
+// discover lists the cases and suites of path (a file or a directory
+// searched recursively), in lexical order, keeping the cases whose name and
+// the suite tests whose name matches filter. In a directory, files that a
+// suite uses (its cluster and object files) are not cases.
+func discover(path string, filter *regexp.Regexp) (*discovered, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
+	out := &discovered{}
 	keep := func(r caseRef) bool { return filter == nil || filter.MatchString(r.name) }
+	addSuite := func(file string) {
+		ls, err := loadSuite(file)
+		if err != nil {
+			out.broken = append(out.broken, caseResult{Name: file, File: file, Status: statusError, Error: err.Error()})
+			return
+		}
+		if filter != nil && !slices.ContainsFunc(ls.suite.Tests, func(t Test) bool { return filter.MatchString(t.Name) }) {
+			return
+		}
+		out.suites = append(out.suites, ls)
+	}
 	if !info.IsDir() {
+		if data, err := os.ReadFile(path); err == nil && isSuite(data) {
+			addSuite(path)
+			return out, nil
+		}
 		r := caseRef{name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), file: path}
 		if keep(r) {
-			return []caseRef{r}, nil
+			out.cases = []caseRef{r}
 		}
-		return nil, nil
+		return out, nil
 	}
-	var out []caseRef
+	var candidates []caseRef
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -157,17 +182,32 @@ func discover(path string, filter *regexp.Regexp) ([]caseRef, error) {
 		if !d.Type().IsRegular() || !isCaseFile(d.Name()) {
 			return nil
 		}
+		if data, err := os.ReadFile(p); err == nil && isSuite(data) {
+			addSuite(p)
+			return nil
+		}
 		rel, err := filepath.Rel(path, p)
 		if err != nil {
 			return err
 		}
-		r := caseRef{name: filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel))), file: p}
-		if keep(r) {
-			out = append(out, r)
-		}
+		candidates = append(candidates, caseRef{name: filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel))), file: p})
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	for _, ls := range out.suites {
+		for _, f := range ls.files() {
+			used[filepath.Clean(f)] = true
+		}
+	}
+	for _, c := range candidates {
+		if !used[filepath.Clean(c.file)] && keep(c) {
+			out.cases = append(out.cases, c)
+		}
+	}
+	return out, nil
 }
 
 // runner runs cases.
@@ -243,33 +283,9 @@ func (l *loadedCase) refusals(file string, env *celenv.Env) []string {
 	if len(rs) == 0 {
 		return nil
 	}
-	// The case's policies and bindings are its documents of those kinds,
-	// in order.
-	where := map[k8sruntime.Object]manifest.Document{}
-	var pi, bi int
-	for _, d := range l.docs {
-		switch d.Object.(type) {
-		case *admissionregistrationv1.ValidatingAdmissionPolicy:
-			if pi < len(l.c.Policies) {
-				where[l.c.Policies[pi]] = d
-			}
-			pi++
-		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
-			if bi < len(l.c.Bindings) {
-				where[l.c.Bindings[bi]] = d
-			}
-			bi++
-		}
-	}
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		line := 0
-		if d, ok := where[r.Object]; ok {
-			line = d.Locate(r.Err.Field)
-		}
-		out[i] = fmt.Sprintf("%s:%d: %v", file, line, r)
-	}
-	return out
+	where := map[k8sruntime.Object]located{}
+	indexDocs(file, l.docs, &policy.Manifests{Policies: l.c.Policies, Bindings: l.c.Bindings}, where)
+	return locateRefusals(rs, where)
 }
 
 // caseExpectation is the expectation of a case, from one of its sources.

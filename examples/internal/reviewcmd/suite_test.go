@@ -1,0 +1,211 @@
+package reviewcmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+)
+
+// exampleSuite is the replica-limit suite shipped with examples/review.
+var exampleSuite = filepath.Join("..", "..", "review", "suites", "replica-limit.yaml")
+
+func TestRunExampleSuite(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"-format", "json", exampleSuite}, &out); err != nil {
+		t.Fatalf("run() error = %v\n%s", err, out.String())
+	}
+	var rep report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if want := (summary{Total: 8, Passed: 8}); rep.Summary != want {
+		t.Errorf("summary = %+v, want %+v", rep.Summary, want)
+	}
+}
+
+const suiteHead = "apiVersion: vapkit.dev/v1alpha1\nkind: Suite\n"
+
+const suitePolicy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE, DELETE], resources: [deployments, deployments/scale]}
+  validations:
+  - expression: "request.operation != 'DELETE'"
+    message: "no deleting"
+  - expression: "request.operation == 'DELETE' || object.spec.replicas <= 5"
+    message: "at most 5 replicas"
+  - expression: "!has(request.userInfo.username) || request.userInfo.username != 'mallory'"
+    message: "not mallory"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replicas}
+spec:
+  policyName: replicas
+  validationActions: [Deny]
+`
+
+const deployment = "{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {replicas: 3}}"
+
+func TestSuiteRequests(t *testing.T) {
+	t.Parallel()
+	tests := `tests:
+- name: create
+  object: ` + deployment + `
+  expect: {allow: true}
+- name: update too many
+  oldObject: ` + deployment + `
+  object: {apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {replicas: 9}}
+  expect: {deny: {message: {contains: at most 5 replicas}}}
+- name: delete inferred
+  oldObject: ` + deployment + `
+  expect: {deny: {message: {contains: no deleting}}}
+- name: user
+  userInfo: {username: mallory}
+  object: ` + deployment + `
+  expect: {deny: {message: {contains: not mallory}}}
+- name: scale subresource
+  operation: UPDATE
+  subResource: scale
+  kind: {group: autoscaling, version: v1, kind: Scale}
+  resource: {group: apps, version: v1, resource: deployments}
+  object: {apiVersion: autoscaling/v1, kind: Scale, metadata: {name: web, namespace: default}, spec: {replicas: 9}}
+  oldObject: {apiVersion: autoscaling/v1, kind: Scale, metadata: {name: web, namespace: default}, spec: {replicas: 1}}
+  expect: {deny: {message: {contains: at most 5 replicas}}}
+- name: skipped
+  object: ` + deployment + `
+  expect: {skip: later}
+`
+	dir := writeDir(t, map[string]string{
+		"suite.yaml":  suiteHead + "policies: [policy.yaml]\n" + tests,
+		"policy.yaml": suitePolicy,
+	})
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"-format", "json", dir}, &out)
+	if err != nil {
+		t.Fatalf("run() error = %v\n%s", err, out.String())
+	}
+	var rep report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// policy.yaml is used by the suite, so it is not a case of its own.
+	if len(rep.Suites) != 1 || rep.Summary != (summary{Total: 6, Passed: 5, Skipped: 1}) {
+		t.Errorf("suites = %d, summary = %+v; want 1 suite, 5 passed, 1 skipped\n%s", len(rep.Suites), rep.Summary, out.String())
+	}
+	// -run keeps the tests whose name matches.
+	out.Reset()
+	if err := run(t.Context(), []string{"-format", "json", "-run", "^delete", dir}, &out); err != nil {
+		t.Fatalf("run(-run) error = %v", err)
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary != (summary{Total: 1, Passed: 1}) {
+		t.Errorf("run(-run ^delete) summary = %+v, want one passed", rep.Summary)
+	}
+}
+
+func TestTestOperation(t *testing.T) {
+	t.Parallel()
+	obj := &ObjectSource{File: "x"}
+	tests := []struct {
+		name string
+		test Test
+		want admissionv1.Operation
+	}{
+		{"object", Test{Object: obj}, admissionv1.Create},
+		{"both", Test{Object: obj, OldObject: obj}, admissionv1.Update},
+		{"oldObject", Test{OldObject: obj}, admissionv1.Delete},
+		{"explicit", Test{Object: obj, Operation: "CONNECT"}, admissionv1.Connect},
+	}
+	for _, tc := range tests {
+		if got, err := tc.test.operation(); err != nil || got != tc.want {
+			t.Errorf("%s: operation() = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := (&Test{Object: obj, Operation: "PATCH"}).operation(); err == nil {
+		t.Error("operation(PATCH) error = nil, want an error")
+	}
+}
+
+func TestSuiteErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{{
+		name:  "unknown field",
+		files: map[string]string{"s.yaml": suiteHead + "tests:\n- name: a\n  objekt: {}\n  expect: {allow: true}\n"},
+		want:  "DIR/s.yaml:5: field objekt not found in type reviewcmd.Test",
+	}, {
+		name:  "bad expectation",
+		files: map[string]string{"s.yaml": suiteHead + "tests:\n- name: a\n  object: " + deployment + "\n  expect: {deny: {code: 99}}\n"},
+		want:  "DIR/s.yaml:6: tests[0].expect.deny.code: expected an HTTP status code, got int \"99\"",
+	}, {
+		name:  "no expectation",
+		files: map[string]string{"s.yaml": suiteHead + "tests:\n- name: a\n  object: " + deployment + "\n"},
+		want:  "DIR/s.yaml:4: tests[0].expect: required",
+	}, {
+		name:  "glob matching nothing",
+		files: map[string]string{"s.yaml": suiteHead + "policies: [nothing/*.yaml]\ntests:\n- name: a\n  object: " + deployment + "\n  expect: {allow: true}\n"},
+		want:  `DIR/s.yaml: policies[0]: "nothing/*.yaml" matches no file`,
+	}, {
+		name: "policy the server refuses",
+		files: map[string]string{
+			"s.yaml": suiteHead + "policies: [p.yaml]\ntests:\n- name: a\n  object: " + deployment + "\n  expect: {allow: true}\n",
+			"p.yaml": strings.Replace(suitePolicy, "message: \"no deleting\"", "message: \"no deleting\"\n    reason: Unauthorized", 1),
+		},
+		want: `DIR/p.yaml:11: ValidatingAdmissionPolicy "replicas": spec.validations[0].reason: Unsupported value: "Unauthorized"`,
+	}, {
+		name: "misspelt field of an inline object",
+		files: map[string]string{
+			"s.yaml": suiteHead + "policies: [p.yaml]\ntests:\n- name: a\n  object:\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: web}\n    spec:\n      replica: 3\n  expect: {allow: true}\n",
+			"p.yaml": suitePolicy,
+		},
+		want: `DIR/s.yaml:11: object: unknown field "spec.replica"`,
+	}, {
+		name: "subresource without resource",
+		files: map[string]string{
+			"s.yaml": suiteHead + "policies: [p.yaml]\ntests:\n- name: a\n  subResource: scale\n  object: " + deployment + "\n  expect: {allow: true}\n",
+			"p.yaml": suitePolicy,
+		},
+		want: `DIR/s.yaml:5: kind and resource are required with a subResource or operation CONNECT`,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeDir(t, tc.files)
+			var out bytes.Buffer
+			err := run(t.Context(), []string{"-format", "json", filepath.Join(dir, "s.yaml")}, &out)
+			if exitCode(err) != 1 {
+				t.Errorf("exitCode(%v) = %d, want 1", err, exitCode(err))
+			}
+			var rep report
+			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+				t.Fatalf("%v\n%s", err, out.String())
+			}
+			want := strings.ReplaceAll(tc.want, "DIR/", dir+string(filepath.Separator))
+			var errs []string
+			for _, s := range rep.Suites {
+				for _, c := range s.Cases {
+					if c.Status == statusError {
+						errs = append(errs, c.Error)
+					}
+				}
+			}
+			if len(errs) == 0 || !strings.Contains(strings.Join(errs, "\n"), want) {
+				t.Errorf("errors = %q, want one containing %q", errs, want)
+			}
+		})
+	}
+}
