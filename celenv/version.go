@@ -7,8 +7,22 @@ import (
 )
 
 // Version is a Kubernetes minor version of the 1.x line, such as 37 for
-// Kubernetes 1.37. It selects which CEL libraries an environment offers, as
-// the API server of that version does.
+// Kubernetes 1.37. It names the API server's binary version, the version
+// whose behaviour vapkit imitates, and so selects which CEL libraries an
+// environment offers, as that API server does:
+//
+//   - [StoredExpressions] (evaluating policies, whatever their age) offers
+//     every library the binary has: those introduced at or before Version
+//     and not removed by it;
+//   - [NewExpressions] (what create and update validation accepts in new
+//     expressions) offers only the libraries of the compatibility version,
+//     one minor lower, so that a server rolled back by one minor can still
+//     evaluate what was accepted. A 1.37 server stores policies calling
+//     `includes` (kubernetes.lists v1, introduced in 1.37) but refuses to
+//     accept new ones until 1.38.
+//
+// The table of which library arrives when is tested by
+// TestLibrariesByVersion.
 type Version int
 
 // The supported versions. The zero Version means [DefaultVersion].

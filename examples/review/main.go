@@ -52,8 +52,11 @@
 // one JSON document; -format junit writes JUnit XML for CI systems. Cases run
 // concurrently; results are always reported in file-name order.
 //
-// -kubernetes-version chooses the Kubernetes version (1.30 to 1.37, default
-// 1.37) whose CEL libraries the policies are compiled with.
+// -kubernetes-version chooses the API server's binary version (1.30 to 1.37,
+// default 1.37) whose CEL libraries and behaviour the policies are evaluated
+// with; as that server does, it accepts in policies being created only the
+// libraries of its compatibility version, one minor lower (see
+// celenv.Version).
 //
 // # What the API server would refuse
 //

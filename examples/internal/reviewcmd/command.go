@@ -26,7 +26,8 @@ const usageText = `usage: review [flags] CASE.yaml      print the AdmissionRevie
 
 flags:
   -format text|json|junit      test report format (default text)
-  -kubernetes-version 1.NN     Kubernetes version to evaluate as, 1.30 to 1.37 (default 1.37)
+  -kubernetes-version 1.NN     API server (binary) version to evaluate as, 1.30 to 1.37 (default 1.37);
+                               new expressions are checked as its compatibility version, one minor lower
   -run REGEXP                  test only the cases whose name matches REGEXP
   -stored                      evaluate objects the API server would refuse to create (as if already stored)
   -test                        test case files given by name instead of printing their response
