@@ -17,9 +17,9 @@ var allowedImports = map[string][]string{
 	"celenv":          {"celenv/internal/library", "internal/celvalue", "internal/costcheck", "internal/patchtypes"},
 	"celenv/listtype": nil,
 	"policy": {"audit", "params", "matching", "celenv", "celenv/internal/library",
-		"internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation",
+		"internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/mutation", "internal/apivalidation",
 		"internal/celvalue"},
-	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/apivalidation",
+	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/mutation", "internal/apivalidation",
 		"internal/celvalue"},
 	"internal/apivalidation": nil,
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
+	"github.com/vapkit/vapkit/internal/mutation"
 	"github.com/vapkit/vapkit/matching"
 )
 
@@ -40,6 +41,12 @@ type Evaluator struct {
 	// name any resource.
 	candidates     sync.Map
 	candidateCount atomic.Int32
+
+	// mutating are the MutatingAdmissionPolicies with bindings, by name;
+	// converters type their objects for apply configurations (nil when
+	// the CRD schemas did not convert: every mutation is then a 503).
+	mutating   []*compiledMutating
+	converters *mutation.TypeConverter
 }
 
 type compiledPolicy struct {
@@ -131,6 +138,7 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 
 	byName, dropped, errs := e.compilePolicies(policies)
 	errs = append(errs, e.attachBindings(bindings, byName, dropped)...)
+	errs = append(errs, e.compileMutating()...)
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
@@ -267,7 +275,11 @@ func (e *Evaluator) Issues() field.ErrorList { return e.issues }
 // variables, match conditions, validations, audit annotations, then message
 // expressions. It returns nil for a policy the server silently drops.
 func (e *Evaluator) compilePolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) (*compiledPolicy, field.ErrorList) {
-	root := field.NewPath("validatingAdmissionPolicy").Key(p.Name)
+	return e.compilePolicyAt(field.NewPath("validatingAdmissionPolicy").Key(p.Name), p)
+}
+
+// compilePolicyAt is compilePolicy with issues reported under root.
+func (e *Evaluator) compilePolicyAt(root *field.Path, p *admissionregistrationv1.ValidatingAdmissionPolicy) (*compiledPolicy, field.ErrorList) {
 	spec := root.Child("spec")
 	var issues field.ErrorList
 	cp := &compiledPolicy{policy: p, failurePolicy: admissionregistrationv1.Fail, paramKind: p.Spec.ParamKind}

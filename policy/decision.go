@@ -7,6 +7,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -28,6 +29,21 @@ type Decision struct {
 	// Trace tells what happened for each policy, binding and param, in
 	// evaluation order.
 	Trace []PolicyTrace
+	// Object is the request's object as the MutatingAdmissionPolicies
+	// (Options.MutatingPolicies) left it, in the request's kind and form
+	// (typed or unstructured), and the object the validating policies
+	// saw; nil when no mutation changed it.
+	Object runtime.Object
+	// Patch is the RFC 6902 JSON patch that turns the request's object
+	// into Object, as a mutating webhook would answer; nil when no
+	// mutation changed it. The API server itself returns no patch: it
+	// mutates the object in place.
+	Patch []byte
+	// Mutations trace the mutating policies, in evaluation order: one
+	// entry per (policy, binding, param) invocation and per configuration
+	// error, then those of the reinvocation pass (Reinvoked set). Each
+	// mutation's expression entry has the Value "changed" or "unchanged".
+	Mutations []PolicyTrace
 }
 
 // Outcome classifies a trace entry.
@@ -71,6 +87,9 @@ type PolicyTrace struct {
 	// CostEstimated reports that some expressions ran untracked, so Cost
 	// includes their estimated upper bounds (see Options.MeasureCost).
 	CostEstimated bool
+	// Reinvoked marks the entries of a mutating policy's reinvocation
+	// pass.
+	Reinvoked bool
 }
 
 // ExprTrace records one evaluated expression.
@@ -118,12 +137,18 @@ func (t PolicyTrace) String() string {
 	return b.String()
 }
 
-// AdmissionResponse renders d as a webhook response for the request uid.
+// AdmissionResponse renders d as a webhook response for the request uid,
+// with patchType JSONPatch and Patch when mutating policies changed the
+// object and the request is allowed.
 func (d *Decision) AdmissionResponse(uid types.UID) *admissionv1.AdmissionResponse {
 	resp := &admissionv1.AdmissionResponse{UID: uid, Allowed: d.Allowed, Warnings: d.Warnings}
 	if d.Status != nil {
 		s := *d.Status
 		resp.Result = &s
+	}
+	if len(d.Patch) > 0 && d.Allowed {
+		pt := admissionv1.PatchTypeJSONPatch
+		resp.PatchType, resp.Patch = &pt, append([]byte(nil), d.Patch...)
 	}
 	if len(d.AuditAnnotations) > 0 {
 		resp.AuditAnnotations = make(map[string]string, len(d.AuditAnnotations))

@@ -20,7 +20,11 @@ import (
 )
 
 // Evaluate admits or denies req as the API server's ValidatingAdmissionPolicy
-// plugin does.
+// plugin does, after the MutatingAdmissionPolicy plugin when
+// Options.MutatingPolicies are set: the mutating policies run first (with
+// their reinvocation pass), a denial by them ends the request, and the
+// validating policies see the mutated object, which the Decision carries
+// with the JSON patch to it.
 //
 // The error is non-nil only when no decision can be produced: an invalid
 // request or a done ctx. Everything the policies say, including their errors
@@ -55,13 +59,20 @@ func (e *Evaluator) Evaluate(ctx context.Context, req *Request) (*Decision, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	st := newRequestState(e, req)
-	defer st.release()
 	d := &Decision{Allowed: true}
 	if matching.Exempt(req.Resource.GroupResource()) {
 		d.Trace = e.exemptTrace()
 		return d, nil
 	}
+	req, done, err := e.runMutations(ctx, req, d)
+	if err != nil {
+		return nil, err
+	}
+	if done {
+		return d, nil
+	}
+	st := newRequestState(e, req)
+	defer st.release()
 	if err := st.dispatch(ctx, d); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr

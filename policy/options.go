@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -63,6 +65,16 @@ type Options struct {
 	// rewriting apiVersion (the CRD "None" strategy) and other objects fail
 	// to convert.
 	Converter Converter
+	// MutatingPolicies and MutatingBindings are the
+	// MutatingAdmissionPolicies (admissionregistration.k8s.io/v1) and their
+	// bindings. Evaluate runs them before the validating policies, as the
+	// API server's admission chain does: matching, params, match
+	// conditions and failurePolicy as for validating policies, mutations
+	// in order, reinvocation per reinvocationPolicy; the validating
+	// policies see the mutated object. They are defaulted as the API
+	// server stores them; nil: no mutating phase.
+	MutatingPolicies []*admissionregistrationv1.MutatingAdmissionPolicy
+	MutatingBindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
 }
 
 // ResourceMapper knows the resources behind kinds and which resources share

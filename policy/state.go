@@ -21,6 +21,9 @@ type requestState struct {
 	req   *Request
 	attrs matching.Attributes
 	authz celenv.Authorizer
+	// tracked: evaluate with cost tracking from the start (the mutating
+	// phase, whose objects change between evaluations).
+	tracked bool
 
 	versioned []*versionedObjects // one per kind; requests rarely need two
 	params    map[runtime.Object]any

@@ -20,20 +20,7 @@ func (st *requestState) forbidden(d deniedDecision) *metav1.Status {
 	} else {
 		msg = fmt.Sprintf("ValidatingAdmissionPolicy '%s' denied request: %s", d.policy, d.message)
 	}
-	name := st.req.Name
-	if name == "" {
-		name = "Unknown"
-		if obj := st.req.Object; obj != nil {
-			if acc, err := meta.Accessor(obj); err != nil {
-				name = "Unknown/errorGettingName"
-			} else if acc.GetName() != "" {
-				name = acc.GetName()
-			} else if acc.GetGenerateName() != "" {
-				name = acc.GetGenerateName()
-			}
-		}
-	}
-	status := apierrors.NewForbidden(st.req.Resource.GroupResource(), name, errors.New(msg)).ErrStatus
+	status := apierrors.NewForbidden(st.req.Resource.GroupResource(), st.deniedName(), errors.New(msg)).ErrStatus
 	reason := d.reason
 	if reason == "" {
 		reason = metav1.StatusReasonInvalid
@@ -42,6 +29,25 @@ func (st *requestState) forbidden(d deniedDecision) *metav1.Status {
 	status.Code = reasonToCode(reason)
 	status.Details.Causes = append(status.Details.Causes, metav1.StatusCause{Message: msg})
 	return &status
+}
+
+// deniedName is the name admission.NewForbidden gives the request: its
+// name, else the object's name or generateName.
+func (st *requestState) deniedName() string {
+	if st.req.Name != "" {
+		return st.req.Name
+	}
+	name := "Unknown"
+	if obj := st.req.Object; obj != nil {
+		if acc, err := meta.Accessor(obj); err != nil {
+			name = "Unknown/errorGettingName"
+		} else if acc.GetName() != "" {
+			name = acc.GetName()
+		} else if acc.GetGenerateName() != "" {
+			name = acc.GetGenerateName()
+		}
+	}
+	return name
 }
 
 // reasonToCode maps a denial reason to its HTTP code, as the API server does.

@@ -124,7 +124,7 @@ var (
 )
 
 func (st *requestState) costPasses() []bool {
-	if st.e.opts.MeasureCost {
+	if st.e.opts.MeasureCost || st.tracked {
 		return trackedOnly
 	}
 	return untrackedFirst

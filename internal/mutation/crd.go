@@ -56,7 +56,7 @@ func (c *TypeConverter) WithCRDs(crds []*unstructured.Unstructured) (*TypeConver
 		}
 	}
 	out.parser = &typed.Parser{Schema: smdschema.Schema{Types: types}}
-	return out, nil
+	return out.index(), nil
 }
 
 // publishedRoot is the root schema as the API server publishes it:

@@ -30,8 +30,18 @@ var smdGz string
 // (managedfields.NewTypeConverter over a group-version's OpenAPI document)
 // do. It is immutable and safe for concurrent use.
 type TypeConverter struct {
-	parser *typed.Parser
-	kinds  map[schema.GroupVersionKind]string
+	parser        *typed.Parser
+	kinds         map[schema.GroupVersionKind]string
+	groupVersions map[schema.GroupVersion]bool
+}
+
+// index fills groupVersions from kinds.
+func (c *TypeConverter) index() *TypeConverter {
+	c.groupVersions = make(map[schema.GroupVersion]bool, len(c.kinds)/4)
+	for gvk := range c.kinds {
+		c.groupVersions[gvk.GroupVersion()] = true
+	}
+	return c
 }
 
 // ErrNoCorrespondingType is the error of ObjectToTyped for a kind the
@@ -57,9 +67,12 @@ func (c *TypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.Validati
 	return t.FromStructured(obj, opts...)
 }
 
-// Knows reports whether c has a schema for gvk.
-func (c *TypeConverter) Knows(gvk schema.GroupVersionKind) bool {
-	_, ok := c.kinds[gvk]
+// KnowsGroupVersion reports whether c has schemas for gv, as the API
+// server's converter manager knows the group-versions of its OpenAPI
+// document: a kind missing from a known group-version is "no corresponding
+// type" when typed, a group-version missing altogether is a 503 upstream.
+func (c *TypeConverter) KnowsGroupVersion(gv schema.GroupVersion) bool {
+	_, ok := c.groupVersions[gv]
 	return ok
 }
 
@@ -109,7 +122,7 @@ var builtinConverter = sync.OnceValues(func() (*TypeConverter, error) {
 	for _, k := range f.Kinds {
 		c.kinds[schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}] = k.Type
 	}
-	return c, nil
+	return c.index(), nil
 })
 
 // Builtin returns the converter of every built-in kind of k8s.io/api
