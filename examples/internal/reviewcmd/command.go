@@ -177,7 +177,7 @@ func runWith(ctx context.Context, args []string, out, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if !info.IsDir() {
+		if data, err := os.ReadFile(cfg.paths[0]); !info.IsDir() && (err != nil || !isSuite(data)) {
 			return reviewOne(ctx, cfg.paths[0], opts, out, stderr)
 		}
 	}
@@ -206,9 +206,12 @@ func runWith(ctx context.Context, args []string, out, stderr io.Writer) error {
 			rep.Suites = append(rep.Suites, s)
 		}
 		for _, ls := range found.suites {
-			s, _ := r.runSuiteFile(ctx, ls, cfg.filter)
+			s, cov := r.runSuiteFile(ctx, ls, cfg.filter)
 			rep.Summary.merge(s.Summary)
 			rep.Suites = append(rep.Suites, s)
+			if cov != nil {
+				rep.Coverage = append(rep.Coverage, cov)
+			}
 		}
 	}
 	rep.OK = rep.Summary.ok()

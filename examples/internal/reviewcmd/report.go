@@ -75,8 +75,13 @@ func writeText(w io.Writer, r *report) error {
 			fmt.Fprintf(&b, "FAIL\nFAIL\t%s\t%s (Kubernetes %s)\n", s.Path, counts, r.KubernetesVersion)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	if len(r.Coverage) > 0 {
+		return writeCoverage(w, r.Coverage)
+	}
+	return nil
 }
 
 // indent writes each line of text with prefix.

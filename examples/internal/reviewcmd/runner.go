@@ -110,6 +110,9 @@ type report struct {
 	OK                bool    `json:"ok"`
 	Summary           summary `json:"summary"`
 	Suites            []suite `json:"suites"`
+	// Coverage is, per suite file, what its tests exercised of its
+	// policies.
+	Coverage []*coverage `json:"coverage,omitempty"`
 }
 
 // caseRef names one case file.

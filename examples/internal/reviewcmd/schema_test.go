@@ -48,7 +48,6 @@ func TestSchemaMatchesTypes(t *testing.T) {
 		{"Suite", schema.Properties, yamlFields(reflect.TypeFor[Suite]())},
 		{"$defs.test", schema.Defs["test"].Properties, yamlFields(reflect.TypeFor[Test]())},
 		{"$defs.userInfo", schema.Defs["userInfo"].Properties, yamlFields(reflect.TypeFor[UserInfo]())},
-		{"$defs.groupVersionKind", schema.Defs["groupVersionKind"].Properties, yamlFields(reflect.TypeFor[GroupVersionKind]())},
 		{"$defs.groupVersionResource", schema.Defs["groupVersionResource"].Properties, yamlFields(reflect.TypeFor[GroupVersionResource]())},
 		{"$defs.expect", schema.Defs["expect"].Properties, expectFields},
 		{"$defs.expectation", schema.Defs["expectation"].Properties, append([]string{"apiVersion", "kind", "metadata"}, expectFields...)},

@@ -55,9 +55,9 @@ type Test struct {
 	// UPDATE, oldObject alone DELETE.
 	Operation   string `yaml:"operation"`
 	SubResource string `yaml:"subResource"`
-	// Kind and Resource override what the resource mapper derives from
-	// the object, for subresources and CONNECT.
-	Kind      *GroupVersionKind     `yaml:"kind"`
+	// Resource is the resource requested when the object's kind is not
+	// the resource's own: subresources (a Scale sent to
+	// deployments/scale) and CONNECT.
 	Resource  *GroupVersionResource `yaml:"resource"`
 	Namespace string                `yaml:"namespace"`
 	UserInfo  *UserInfo             `yaml:"userInfo"`
@@ -65,13 +65,6 @@ type Test struct {
 	Expect    *Expect               `yaml:"expect"`
 
 	line int // line of the test in the suite file
-}
-
-// GroupVersionKind is a kind, written as a mapping.
-type GroupVersionKind struct {
-	Group   string `yaml:"group"`
-	Version string `yaml:"version"`
-	Kind    string `yaml:"kind"`
 }
 
 // GroupVersionResource is a resource, written as a mapping.

@@ -75,7 +75,6 @@ func TestSuiteRequests(t *testing.T) {
 - name: scale subresource
   operation: UPDATE
   subResource: scale
-  kind: {group: autoscaling, version: v1, kind: Scale}
   resource: {group: apps, version: v1, resource: deployments}
   object: {apiVersion: autoscaling/v1, kind: Scale, metadata: {name: web, namespace: default}, spec: {replicas: 9}}
   oldObject: {apiVersion: autoscaling/v1, kind: Scale, metadata: {name: web, namespace: default}, spec: {replicas: 1}}
@@ -179,7 +178,7 @@ func TestSuiteErrors(t *testing.T) {
 			"s.yaml": suiteHead + "policies: [p.yaml]\ntests:\n- name: a\n  subResource: scale\n  object: " + deployment + "\n  expect: {allow: true}\n",
 			"p.yaml": suitePolicy,
 		},
-		want: `DIR/s.yaml:5: kind and resource are required with a subResource or operation CONNECT`,
+		want: `DIR/s.yaml:5: resource is required with a subResource or operation CONNECT`,
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

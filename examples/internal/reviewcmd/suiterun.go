@@ -11,7 +11,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -143,7 +142,7 @@ type testOutcome struct {
 // runSuiteFile runs the tests of a suite whose name matches filter,
 // concurrently over one compiled evaluator, and returns their results in
 // file order.
-func (r *runner) runSuiteFile(ctx context.Context, ls *loadedSuite, filter *regexp.Regexp) (suite, []testOutcome) {
+func (r *runner) runSuiteFile(ctx context.Context, ls *loadedSuite, filter *regexp.Regexp) (suite, *coverage) {
 	s := suite{Path: ls.file}
 	cs, err := ls.compile(r.opts.Env)
 	if err != nil {
@@ -176,7 +175,7 @@ func (r *runner) runSuiteFile(ctx context.Context, ls *loadedSuite, filter *rege
 		s.Cases = append(s.Cases, o.res)
 		s.Summary.add(o.res.Status)
 	}
-	return s, outs
+	return s, measureCoverage(ls.file, cs.m, outs)
 }
 
 // suiteName is the suite's metadata.name, or its file.
@@ -256,56 +255,23 @@ func (cs *compiledSuite) request(t *Test) (*policy.Request, error) {
 			}
 		}
 	}
-	var req *policy.Request
-	if t.Kind != nil || t.Resource != nil || op == admissionv1.Connect || t.SubResource != "" {
-		if t.Kind == nil || t.Resource == nil {
-			return nil, at(fmt.Errorf("kind and resource are required with a subResource or operation CONNECT"))
-		}
-		req = &policy.Request{
-			Operation: op,
-			Kind:      schema.GroupVersionKind(*t.Kind),
-			Resource:  schema.GroupVersionResource(*t.Resource),
-			Namespace: t.Namespace,
-		}
-		if obj != nil {
-			req.Object, req.Name = obj, obj.GetName()
-		}
-		if old != nil {
-			req.OldObject = old
-			if req.Name == "" {
-				req.Name = old.GetName()
-			}
-		}
-		req.Options = defaultOptions(op)
-	} else {
-		var o, oo k8sruntime.Object
-		if obj != nil {
-			o = obj
-		}
-		if old != nil {
-			oo = old
-		}
-		if req, err = cs.tester.Request(op, o, oo); err != nil {
-			return nil, at(err)
-		}
+	opts := policy.RequestOptions{UID: "vapkit-suite", UserInfo: t.userInfo(), SubResource: t.SubResource, DryRun: t.DryRun}
+	if t.Resource != nil {
+		opts.Resource = schema.GroupVersionResource(*t.Resource)
+	} else if t.SubResource != "" || op == admissionv1.Connect {
+		return nil, at(fmt.Errorf("resource is required with a subResource or operation CONNECT"))
 	}
-	req.UID = "vapkit-suite"
-	req.SubResource = t.SubResource
-	req.UserInfo = t.userInfo()
-	req.DryRun = t.DryRun
+	var o, oo k8sruntime.Object
+	if obj != nil {
+		o = obj
+	}
+	if old != nil {
+		oo = old
+	}
+	// The evaluator's mapper knows the built-in kinds and the suite's CRDs.
+	req, err := cs.tester.Evaluator().Request(op, o, oo, opts)
+	if err != nil {
+		return nil, at(err)
+	}
 	return req, nil
-}
-
-// defaultOptions returns the options object the API server passes for op.
-func defaultOptions(op admissionv1.Operation) k8sruntime.Object {
-	tm := func(kind string) metav1.TypeMeta { return metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: kind} }
-	switch op {
-	case admissionv1.Create:
-		return &metav1.CreateOptions{TypeMeta: tm("CreateOptions")}
-	case admissionv1.Update:
-		return &metav1.UpdateOptions{TypeMeta: tm("UpdateOptions")}
-	case admissionv1.Delete:
-		return &metav1.DeleteOptions{TypeMeta: tm("DeleteOptions")}
-	}
-	return nil
 }
