@@ -5,6 +5,8 @@
 //
 //   - [github.com/vapkit/vapkit/policy]: compile policies and bindings once
 //     into an immutable Evaluator and answer admission requests with it.
+//   - [github.com/vapkit/vapkit/policy/manifest]: read manifests (YAML or
+//     JSON) into the objects the other packages take, without the evaluator.
 //   - [github.com/vapkit/vapkit/matching]: which requests a policy or binding
 //     applies to.
 //   - [github.com/vapkit/vapkit/celenv]: the Kubernetes CEL environment,

@@ -17,11 +17,12 @@ var allowedImports = map[string][]string{
 	"celenv":          {"celenv/internal/library", "internal/celvalue", "internal/costcheck", "internal/patchtypes"},
 	"celenv/listtype": nil,
 	"policy": {"audit", "params", "matching", "celenv", "celenv/internal/library",
-		"internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/mutation", "internal/apivalidation",
+		"internal/builtin", "policy/manifest", "internal/costcheck", "internal/patchtypes", "internal/mutation", "internal/apivalidation",
 		"internal/celvalue"},
-	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "internal/manifest", "internal/costcheck", "internal/patchtypes", "internal/mutation", "internal/apivalidation",
+	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "policy/manifest", "internal/costcheck", "internal/patchtypes", "internal/mutation", "internal/apivalidation",
 		"internal/celvalue"},
 	"internal/apivalidation": nil,
+	"policy/manifest":        {"internal/builtin"},
 }
 
 // forbiddenModules may never reach the library, directly or indirectly.

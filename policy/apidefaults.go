@@ -8,14 +8,14 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
-	"github.com/vapkit/vapkit/internal/manifest"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // defaultedPolicy returns a copy of p with the defaults the API server
 // stores for a v1 ValidatingAdmissionPolicy (failurePolicy Fail and, inside
 // matchConstraints, matchPolicy Equivalent, empty selectors and rule scope
-// "*"). Policies read by [Load] carry them already; policies built as Go
-// structs usually do not. p is not modified.
+// "*"). Policies read by [manifest.Load] carry them already; policies built
+// as Go structs usually do not. p is not modified.
 func defaultedPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) *admissionregistrationv1.ValidatingAdmissionPolicy {
 	p = p.DeepCopy()
 	manifest.SetPolicyDefaults(p)

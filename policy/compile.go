@@ -95,8 +95,9 @@ type compiledAudit struct {
 // (failurePolicy Fail and, inside matchConstraints and matchResources,
 // matchPolicy Equivalent, the empty namespaceSelector and objectSelector,
 // which match everything, and rule scope "*") to copies, so a policy built
-// as Go structs decides exactly as the same policy read by [Load]. Policies
-// written as v1beta1 or v1alpha1 are converted, and defaulted, by [Load].
+// as Go structs decides exactly as the same policy read by
+// [github.com/vapkit/vapkit/policy/manifest.Load]. Policies written as
+// v1beta1 or v1alpha1 are converted, and defaulted, by that Load.
 // Compile never modifies its arguments.
 //
 // It fails only on unusable input: nil entries or two policies or bindings

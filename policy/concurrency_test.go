@@ -20,6 +20,7 @@ import (
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 const goroutines = 64
@@ -186,7 +187,7 @@ spec:
   policyName: deletes
   validationActions: [Deny]
 `
-	m, err := policy.Load([]byte(doc), "memo.yaml")
+	m, err := manifest.Load([]byte(doc), "memo.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/vapkit/vapkit/internal/casefile"
 	"github.com/vapkit/vapkit/internal/costcheck"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // TestCostBounds evaluates every case with cost tracking and checks each
@@ -95,7 +96,7 @@ spec:
   policyName: cm
   validationActions: [Deny]
 `
-	m, err := policy.Load([]byte(doc), "cm.yaml")
+	m, err := manifest.Load([]byte(doc), "cm.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 const replicaPolicy = `
@@ -54,7 +55,7 @@ func deployment(name string, replicas int64) *policy.Request {
 
 // Compile once, then evaluate as many requests as needed.
 func Example() {
-	m, err := policy.Load([]byte(replicaPolicy), "policy.yaml")
+	m, err := manifest.Load([]byte(replicaPolicy), "policy.yaml")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func Example() {
 // A binding with the Warn and Audit actions reports failures without
 // denying.
 func Example_warnAndAudit() {
-	m, err := policy.Load([]byte(replicaPolicy), "policy.yaml")
+	m, err := manifest.Load([]byte(replicaPolicy), "policy.yaml")
 	if err != nil {
 		log.Fatal(err)
 	}

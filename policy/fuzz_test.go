@@ -19,6 +19,7 @@ import (
 	"github.com/vapkit/vapkit/internal/casefile"
 	"github.com/vapkit/vapkit/internal/costcheck"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // The fuzz targets are seeded from testdata/cases, as OPA seeds its fuzzer
@@ -229,8 +230,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nspec: {validations: [{expression: 1}]}\n"))
 	f.Add([]byte("{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"\\xff\"}}]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := policy.Load(data, "fuzz.yaml")
-		m2, err2 := policy.Load(data, "fuzz.yaml")
+		m, err := manifest.Load(data, "fuzz.yaml")
+		m2, err2 := manifest.Load(data, "fuzz.yaml")
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("Load() errors differ between runs: %v / %v", err, err2)
 		}

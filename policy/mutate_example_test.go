@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 const teamLabelPolicies = `
@@ -49,7 +50,7 @@ spec:
 // policy that requires it runs, as the API server's admission chain does.
 // The decision carries the mutated object and the JSON patch to it.
 func Example_mutateThenValidate() {
-	m, err := policy.Load([]byte(teamLabelPolicies), "policies.yaml")
+	m, err := manifest.Load([]byte(teamLabelPolicies), "policies.yaml")
 	if err != nil {
 		log.Fatal(err)
 	}

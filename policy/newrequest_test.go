@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 const widgetCRD = `
@@ -58,7 +59,7 @@ func viewOf(r *policy.Request) requestView {
 }
 
 func TestNewRequest(t *testing.T) {
-	m, err := policy.Load([]byte(widgetCRD), "crd.yaml")
+	m, err := manifest.Load([]byte(widgetCRD), "crd.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestNewRequest(t *testing.T) {
 // TestEvaluatorRequest checks that Evaluator.Request knows the evaluator's
 // CRDs and passes the optional fields through.
 func TestEvaluatorRequest(t *testing.T) {
-	m, err := policy.Load([]byte(widgetCRD), "crd.yaml")
+	m, err := manifest.Load([]byte(widgetCRD), "crd.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Refusal is one reason the API server would not let a cluster be set up
@@ -48,10 +49,10 @@ func (r Refusal) Error() string {
 //     vacuously.
 //
 // Decoding problems (unknown fields, wrong types, kinds no server serves)
-// are refused earlier, by [Load]. A nil env selects the default version.
-// The result is in input order: policies, then bindings; it is nil when
-// nothing would be refused. m is not modified.
-func Refusals(env *celenv.Env, m *Manifests) []Refusal {
+// are refused earlier, by [manifest.Load]. A nil env selects the default
+// version. The result is in input order: policies, then bindings; it is nil
+// when nothing would be refused. m is not modified.
+func Refusals(env *celenv.Env, m *manifest.Set) []Refusal {
 	if m == nil {
 		return nil
 	}

@@ -5,12 +5,13 @@ import (
 	"log"
 
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Refusals tells what the API server would not let a cluster hold, so that a
 // test does not pass on policies that could never be created.
 func ExampleRefusals() {
-	m, err := policy.Load([]byte(`
+	m, err := manifest.Load([]byte(`
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: replicas}

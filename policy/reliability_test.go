@@ -19,6 +19,7 @@ import (
 
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Upstream's texts for the two cost limits.
@@ -448,7 +449,7 @@ func TestHostileManifests(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := policy.Load([]byte(tc.in), "p.yaml")
+			m, err := manifest.Load([]byte(tc.in), "p.yaml")
 			if err == nil {
 				t.Fatalf("Load() = %+v, want an error", m)
 			}

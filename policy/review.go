@@ -8,6 +8,8 @@ import (
 	"io"
 
 	admissionv1 "k8s.io/api/admission/v1"
+
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // DefaultMaxReviewBytes is the size limit [ReadAdmissionReview] applies
@@ -16,15 +18,16 @@ import (
 const DefaultMaxReviewBytes = 8 << 20
 
 // ErrReviewInvalid is wrapped by every error of [ReadAdmissionReview] about
-// the review's content (as opposed to its size, a [*LimitError], or a
-// failure to read); a webhook answers it with 400 Bad Request.
+// the review's content (as opposed to its size, a [*manifest.LimitError],
+// or a failure to read); a webhook answers it with 400 Bad Request.
 var ErrReviewInvalid = errors.New("invalid AdmissionReview")
 
 // ReadAdmissionReview reads one admission.k8s.io/v1 AdmissionReview from r,
 // as a webhook receives it, and checks what evaluation needs:
 //
 //   - at most maxBytes bytes (0 means [DefaultMaxReviewBytes], negative no
-//     limit); more is a [*LimitError] naming the limit, read no further;
+//     limit); more is a [*manifest.LimitError] naming the limit, read no
+//     further;
 //   - exactly one JSON object: trailing data after it is an error;
 //   - apiVersion admission.k8s.io/v1 and kind AdmissionReview;
 //   - a request with a uid, which the response must echo.
@@ -44,7 +47,7 @@ func ReadAdmissionReview(r io.Reader, maxBytes int64) (*admissionv1.AdmissionRev
 		return nil, fmt.Errorf("reading AdmissionReview: %w", err)
 	}
 	if maxBytes > 0 && int64(len(data)) > maxBytes {
-		return nil, &LimitError{Input: "AdmissionReview", Limit: maxBytes, Setting: "the review size limit", Size: -1}
+		return nil, &manifest.LimitError{Input: "AdmissionReview", Limit: maxBytes, Setting: "the review size limit", Size: -1}
 	}
 	invalid := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrReviewInvalid, fmt.Sprintf(format, args...))

@@ -15,12 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/vapkit/vapkit/params"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Tester checks what policies decide for objects, for table-driven tests of
 // policies written in Go:
 //
-//	m, err := policy.LoadFiles("testdata/replicas.yaml")
+//	m, err := manifest.LoadFiles("testdata/replicas.yaml")
 //	...
 //	tester, err := policy.NewTester(m, policy.Options{})
 //	...
@@ -49,7 +50,7 @@ type Tester struct {
 // ([Refusals], in the NewExpressions environment of opts.Env's version) or
 // when [Evaluator.Issues] is not empty: a test should not pass on policies a
 // cluster could not hold, or because an expression failed to compile.
-func NewTester(m *Manifests, opts Options) (*Tester, error) {
+func NewTester(m *manifest.Set, opts Options) (*Tester, error) {
 	if m == nil {
 		return nil, errors.New("manifests are nil")
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // testerPolicies limits replicas with a ConfigMap parameter (written
@@ -86,8 +87,8 @@ var testerOwned = map[string]string{"owner": "team-a"}
 // Table tests read: load the policies, evaluate this object, expect this
 // decision.
 func ExampleTester() {
-	// In a test file: m, err := policy.LoadFiles("testdata/policies.yaml")
-	m, err := policy.Load([]byte(testerPolicies), "policies.yaml")
+	// In a test file: m, err := manifest.LoadFiles("testdata/policies.yaml")
+	m, err := manifest.Load([]byte(testerPolicies), "policies.yaml")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func ExampleTester() {
 
 func newTester(t *testing.T, text string) *policy.Tester {
 	t.Helper()
-	m, err := policy.Load([]byte(text), "policies.yaml")
+	m, err := manifest.Load([]byte(text), "policies.yaml")
 	if err != nil {
 		t.Fatalf("Load() error = %v", err)
 	}
@@ -315,7 +316,7 @@ metadata: {name: c}
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := policy.Load([]byte(tc.text), "policies.yaml")
+			m, err := manifest.Load([]byte(tc.text), "policies.yaml")
 			if err != nil {
 				t.Fatalf("Load() error = %v", err)
 			}

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/manifest"
+	"github.com/vapkit/vapkit/policy/manifest"
 	"github.com/vapkit/vapkit/typecheck"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
-	"github.com/vapkit/vapkit/internal/manifest"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Limits of the API server's policy validation

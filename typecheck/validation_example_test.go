@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 	"github.com/vapkit/vapkit/typecheck"
 )
 
@@ -45,7 +45,7 @@ func ExampleValidatePolicy() {
 		fmt.Println(err)
 		return
 	}
-	m, err := policy.Load([]byte(manifests), "replicas.yaml")
+	m, err := manifest.Load([]byte(manifests), "replicas.yaml")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -14,7 +14,7 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
-	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Messages of k8s.io/apimachinery that several cases share.
@@ -804,9 +804,9 @@ func TestValidateTestdata(t *testing.T) {
 		}
 	}
 	for _, f := range files {
-		m, err := policy.LoadFiles(f)
+		m, err := manifest.LoadFiles(f)
 		if err != nil {
-			t.Fatalf("policy.LoadFiles(%s) error: %v", f, err)
+			t.Fatalf("manifest.LoadFiles(%s) error: %v", f, err)
 		}
 		base := filepath.Base(f)
 		for _, p := range m.Policies {

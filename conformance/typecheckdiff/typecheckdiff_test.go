@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 
-	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 	"github.com/vapkit/vapkit/typecheck"
 )
 
@@ -79,9 +79,9 @@ func loadCorpus(t *testing.T) []corpusPolicy {
 			t.Fatalf("no policies in %s: %v", dir, err)
 		}
 		for _, f := range files {
-			m, err := policy.LoadFiles(f)
+			m, err := manifest.LoadFiles(f)
 			if err != nil {
-				t.Fatalf("policy.LoadFiles(%q) error: %v", f, err)
+				t.Fatalf("manifest.LoadFiles(%q) error: %v", f, err)
 			}
 			for _, p := range m.Policies {
 				out = append(out, corpusPolicy{file: f, testdata: dir == "testdata", policy: p})

@@ -62,6 +62,7 @@ import (
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 //go:embed policy.yaml
@@ -208,7 +209,7 @@ func createDeployment(namespace, name string, replicas int64) *policy.Request {
 }
 
 func run(ctx context.Context, out io.Writer) error {
-	m, err := policy.Load(policyYAML, "policy.yaml")
+	m, err := manifest.Load(policyYAML, "policy.yaml")
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 func TestRun(t *testing.T) {
@@ -90,7 +91,7 @@ func TestParamSource(t *testing.T) {
 // TestConcurrentUpdates evaluates while the cache changes underneath; run
 // with -race. Every decision must follow one of the limits written.
 func TestConcurrentUpdates(t *testing.T) {
-	m, err := policy.Load(policyYAML, "policy.yaml")
+	m, err := manifest.Load(policyYAML, "policy.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 //go:embed cluster.yaml
@@ -46,7 +47,7 @@ func deployment(namespace, name string, replicas int32) *appsv1.Deployment {
 }
 
 func run(ctx context.Context, out io.Writer) error {
-	m, err := policy.Load(clusterYAML, "cluster.yaml")
+	m, err := manifest.Load(clusterYAML, "cluster.yaml")
 	if err != nil {
 		return err
 	}

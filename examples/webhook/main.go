@@ -9,10 +9,10 @@
 //
 // Every *.yaml, *.yml and *.json file directly in -dir (hidden files
 // excluded, symbolic links followed, so a mounted ConfigMap works) is read
-// with [policy.LoadFiles]: ValidatingAdmissionPolicies and their bindings,
-// parameter objects, the Namespaces that namespaceSelector and
-// namespaceObject look up, and the CustomResourceDefinitions that say which
-// custom kinds exist. Write parameter objects with their namespace; nothing
+// with [github.com/vapkit/vapkit/policy/manifest.LoadFiles]:
+// ValidatingAdmissionPolicies and their bindings, parameter objects, the
+// Namespaces that namespaceSelector and namespaceObject look up, and the
+// CustomResourceDefinitions that say which custom kinds exist. Write parameter objects with their namespace; nothing
 // is defaulted. The policies are compiled once into a [policy.Evaluator].
 //
 // The directory is polled every -poll interval (default 2s) for changed,

@@ -25,6 +25,7 @@ import (
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // maxReviewBytes bounds the AdmissionReview a client may send. The API
@@ -156,7 +157,7 @@ func (s *server) load(stamps []fileStamp, scanErr error) (*policy.Evaluator, *he
 	for i, st := range stamps {
 		paths[i] = st.path
 	}
-	m, err := policy.LoadFiles(paths...)
+	m, err := manifest.LoadFiles(paths...)
 	if err != nil {
 		return nil, nil, err
 	}

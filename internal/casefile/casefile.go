@@ -24,6 +24,7 @@ import (
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Case is one parsed case file.
@@ -51,7 +52,7 @@ func ParseFile(path string) (*Case, error) {
 
 // Parse reads a case from data; name is used in error messages.
 func Parse(data []byte, name string) (*Case, error) {
-	m, err := policy.Load(data, name)
+	m, err := manifest.Load(data, name)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ import (
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/internal/celvalue"
-	"github.com/vapkit/vapkit/internal/manifest"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 func ptrTo[T any](v T) *T { return &v }

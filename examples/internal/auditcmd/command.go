@@ -26,6 +26,7 @@ import (
 	"github.com/vapkit/vapkit/audit"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Main runs the command with args (without the program name), writing the
@@ -70,7 +71,7 @@ func run(ctx context.Context, args []string, out, stderr io.Writer) error {
 }
 
 // loadDir reads the manifests of dir, in path order.
-func loadDir(dir string, recursive bool) (*policy.Manifests, error) {
+func loadDir(dir string, recursive bool) (*manifest.Set, error) {
 	var paths []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -96,7 +97,7 @@ func loadDir(dir string, recursive bool) (*policy.Manifests, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s: no *.yaml, *.yml or *.json files", dir)
 	}
-	return policy.LoadFiles(paths...)
+	return manifest.LoadFiles(paths...)
 }
 
 // object is one object of the dump and the request that creates it.
@@ -125,11 +126,11 @@ type report struct {
 
 // evaluate evaluates every object of dump against every binding of
 // policies.
-func evaluate(ctx context.Context, policies, dump *policy.Manifests) (*report, error) {
+func evaluate(ctx context.Context, policies, dump *manifest.Set) (*report, error) {
 	crds := append(slices.Clone(policies.CRDs), dump.CRDs...)
 	// The Tester knows how a cluster with these CRDs maps kinds to
 	// resources; it builds the requests.
-	requests, err := policy.NewTester(&policy.Manifests{CRDs: crds}, policy.Options{})
+	requests, err := policy.NewTester(&manifest.Set{CRDs: crds}, policy.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +220,7 @@ func paramObjects(first, second []runtime.Object) []runtime.Object {
 // requests builds a CREATE request for every object of the dump, sorted by
 // kind, namespace and name; objects of unknown kinds are recorded as
 // skipped.
-func (rep *report) requests(t *policy.Tester, dump *policy.Manifests) []object {
+func (rep *report) requests(t *policy.Tester, dump *manifest.Set) []object {
 	var all []runtime.Object
 	for _, ns := range dump.Namespaces {
 		all = append(all, ns)

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // coverage is what a suite's tests exercised of its policies.
@@ -49,7 +50,7 @@ type bindingCoverage struct {
 }
 
 // measureCoverage builds the coverage of a suite from its tests' decisions.
-func measureCoverage(file string, m *policy.Manifests, outs []testOutcome) *coverage {
+func measureCoverage(file string, m *manifest.Set, outs []testOutcome) *coverage {
 	c := &coverage{Suite: file}
 	byPolicy := map[string]*policyCoverage{}
 	exprIndex := map[string]map[string]int{}

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/internal/casefile"
-	"github.com/vapkit/vapkit/internal/manifest"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // expectationKind is the kind of expectation documents.

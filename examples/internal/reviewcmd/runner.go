@@ -20,7 +20,7 @@ import (
 	"github.com/vapkit/vapkit/policy"
 
 	"github.com/vapkit/vapkit/internal/casefile"
-	"github.com/vapkit/vapkit/internal/manifest"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Case outcomes.
@@ -282,12 +282,12 @@ func loadCase(file string, strict bool) (*loadedCase, error) {
 // create among the case's objects ([policy.Refusals]), each as
 // "file:line: problem" with the line of the field concerned.
 func (l *loadedCase) refusals(file string, env *celenv.Env) []string {
-	rs := policy.Refusals(env, &policy.Manifests{Policies: l.c.Policies, Bindings: l.c.Bindings})
+	rs := policy.Refusals(env, &manifest.Set{Policies: l.c.Policies, Bindings: l.c.Bindings})
 	if len(rs) == 0 {
 		return nil
 	}
 	where := map[k8sruntime.Object]located{}
-	indexDocs(file, l.docs, &policy.Manifests{Policies: l.c.Policies, Bindings: l.c.Bindings}, where)
+	indexDocs(file, l.docs, &manifest.Set{Policies: l.c.Policies, Bindings: l.c.Bindings}, where)
 	return locateRefusals(rs, where)
 }
 

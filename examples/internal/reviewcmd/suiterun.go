@@ -17,8 +17,8 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/casefile"
-	"github.com/vapkit/vapkit/internal/manifest"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // authorizerRulesKind is the kind of the documents that drive the
@@ -29,14 +29,14 @@ var authorizerRulesKind = schema.GroupVersionKind{Group: "vapkit.dev", Version: 
 type compiledSuite struct {
 	ls     *loadedSuite
 	tester *policy.Tester
-	m      *policy.Manifests
+	m      *manifest.Set
 }
 
 // compileSuite reads the suite's files (strictly) and compiles its
 // policies once. What the API server would refuse is an error naming the
 // file and line.
 func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
-	all := &policy.Manifests{}
+	all := &manifest.Set{}
 	where := map[k8sruntime.Object]located{}
 	var rules celenv.RuleAuthorizer
 	for _, f := range ls.sources {
@@ -48,7 +48,7 @@ func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := policy.Load(data, f)
+		m, err := manifest.Load(data, f)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ type located struct {
 // indexDocs records, for the policies and bindings of m (read from file),
 // the document each was read from: they are the file's documents of those
 // kinds, in order.
-func indexDocs(file string, docs []manifest.Document, m *policy.Manifests, where map[k8sruntime.Object]located) {
+func indexDocs(file string, docs []manifest.Document, m *manifest.Set, where map[k8sruntime.Object]located) {
 	var pi, bi int
 	for _, d := range docs {
 		switch d.Object.(type) {

@@ -6,7 +6,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/vapkit/vapkit/internal/manifest"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 func Example() {
@@ -54,4 +54,46 @@ spec:
 	// document 1, line 2: admissionregistration.k8s.io/v1 max-replicas failurePolicy=Fail matchPolicy=Equivalent scope=*
 	// document 2, line 12: ConfigMap limits
 	// broken.yaml:6: document 1 (ValidatingAdmissionPolicy/typo): unknown field "spec.validations[0].expresion"
+}
+
+func ExampleLoad() {
+	const input = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - expression: "object.spec.replicas <= int(params.data.max)"
+---
+apiVersion: admissionregistration.k8s.io/v1alpha1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: max-replicas}
+spec:
+  policyName: max-replicas
+  paramRef: {name: limits, namespace: default}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: limits, namespace: default}
+data: {max: "5"}
+`
+	m, err := manifest.Load([]byte(input), "cluster.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("policies:", len(m.Policies), m.Policies[0].Name)
+	b := m.Bindings[0]
+	fmt.Println("binding:", b.APIVersion, b.Name, "parameterNotFoundAction:", *b.Spec.ParamRef.ParameterNotFoundAction)
+	for _, o := range m.Objects {
+		u := o.(*unstructured.Unstructured)
+		fmt.Println("object:", u.GetKind(), u.GetNamespace()+"/"+u.GetName())
+	}
+	// Output:
+	// policies: 1 max-replicas
+	// binding: admissionregistration.k8s.io/v1 max-replicas parameterNotFoundAction: Deny
+	// object: ConfigMap default/limits
 }

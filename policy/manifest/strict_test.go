@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vapkit/vapkit/internal/manifest"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 func TestDecodeUnservedAdmissionRegistrationKind(t *testing.T) {

@@ -1,5 +1,18 @@
 // Package manifest reads Kubernetes manifests (multi-document YAML or JSON)
-// into typed objects for vapkit's tests, examples and command-line tools.
+// into typed objects: the policies, bindings, namespaces, parameter
+// resources, CRDs and AdmissionReviews that vapkit's evaluator, type
+// checker, tests and command-line tools consume. It does not import the
+// evaluator, so a program that only reads or checks manifests need not link
+// it.
+//
+// [Load] and [LoadFiles] return a [Set] grouping the objects by what they
+// are for, which is what [github.com/vapkit/vapkit/policy.NewTester] and
+// [github.com/vapkit/vapkit/typecheck] take:
+//
+//	m, err := manifest.LoadFiles("policies.yaml", "params.yaml")
+//	for _, p := range m.Policies {
+//		// *admissionregistrationv1.ValidatingAdmissionPolicy, defaulted
+//	}
 //
 // [Decode] takes the text of a file such as a conformance case, skips
 // documents that hold only comments, and returns one [Document] per object

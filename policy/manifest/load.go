@@ -1,4 +1,4 @@
-package policy
+package manifest
 
 import (
 	"errors"
@@ -12,13 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/vapkit/vapkit/internal/manifest"
 )
 
-// Manifests are the objects read by [Load], grouped by what they are for.
-// Within each group, objects keep their order in the input.
-type Manifests struct {
+// Set holds the objects read by [Load] and [LoadFiles], grouped by what
+// they are for. Within each group, objects keep their order in the input.
+type Set struct {
 	// Policies and Bindings are in admissionregistration.k8s.io/v1 form,
 	// whatever version they were written in, with the defaults the API
 	// server stores (failurePolicy Fail, matchPolicy Equivalent, empty
@@ -30,7 +28,8 @@ type Manifests struct {
 	// CRDs are the apiextensions.k8s.io/v1 CustomResourceDefinitions.
 	CRDs []*unstructured.Unstructured
 	// Reviews are the admission.k8s.io/v1 AdmissionReviews; their objects
-	// stay raw JSON until [RequestFromAdmission] decodes them.
+	// stay raw JSON until the evaluator's
+	// [github.com/vapkit/vapkit/policy.RequestFromAdmission] decodes them.
 	Reviews []*admissionv1.AdmissionReview
 	// Objects are all other objects, such as parameter resources, as
 	// *unstructured.Unstructured.
@@ -40,7 +39,8 @@ type Manifests struct {
 var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
 
 // Load reads multi-document YAML or JSON (a single object, a List, or
-// documents separated by "---"). Policies and bindings may be written as
+// documents separated by "---") with [Decode] and groups the objects by
+// what they are for. Policies and bindings may be written as
 // admissionregistration.k8s.io v1, v1beta1 or v1alpha1; they are converted
 // to v1 as the API server converts them. Errors name the file, the line, the
 // document number and, where known, the field path, e.g.
@@ -48,17 +48,17 @@ var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v
 //	policies.yaml:12: document 2 (ValidatingAdmissionPolicy/p): spec.validations[0].expression: expected string
 //
 // Load applies [DefaultMaxLoadBytes]; use a [Loader] for another limit.
-func Load(data []byte, filename string) (*Manifests, error) {
+func Load(data []byte, filename string) (*Set, error) {
 	return Loader{}.Load(data, filename)
 }
 
-// decodeManifests decodes data and groups the objects.
-func decodeManifests(data []byte, filename string) (*Manifests, error) {
-	docs, err := manifest.Decode(data, filename)
+// decodeSet decodes data and groups the objects.
+func decodeSet(data []byte, filename string) (*Set, error) {
+	docs, err := Decode(data, filename)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifests{}
+	m := &Set{}
 	for _, d := range docs {
 		switch o := d.Object.(type) {
 		case *admissionregistrationv1.ValidatingAdmissionPolicy:
@@ -85,7 +85,7 @@ func decodeManifests(data []byte, filename string) (*Manifests, error) {
 // LoadFiles reads each file with [Load] and merges the results in order,
 // applying [DefaultMaxLoadBytes] to each file and to their total; use a
 // [Loader] for another limit.
-func LoadFiles(paths ...string) (*Manifests, error) {
+func LoadFiles(paths ...string) (*Set, error) {
 	return Loader{}.LoadFiles(paths...)
 }
 
@@ -143,16 +143,16 @@ func (l Loader) check(input string, size int64, setting string) error {
 }
 
 // Load is [Load] with l's limit on len(data).
-func (l Loader) Load(data []byte, filename string) (*Manifests, error) {
+func (l Loader) Load(data []byte, filename string) (*Set, error) {
 	if err := l.check(inputName(filename), int64(len(data)), "Loader.MaxBytes"); err != nil {
 		return nil, err
 	}
-	return decodeManifests(data, filename)
+	return decodeSet(data, filename)
 }
 
 // LoadReader reads r to its end, failing with a [*LimitError] as soon as
 // more than l's limit has been read, and decodes it as [Load] does.
-func (l Loader) LoadReader(r io.Reader, filename string) (*Manifests, error) {
+func (l Loader) LoadReader(r io.Reader, filename string) (*Set, error) {
 	max := l.limit()
 	if max >= 0 {
 		r = io.LimitReader(r, max+1)
@@ -164,16 +164,16 @@ func (l Loader) LoadReader(r io.Reader, filename string) (*Manifests, error) {
 	if max >= 0 && int64(len(data)) > max {
 		return nil, &LimitError{Input: inputName(filename), Limit: max, Setting: "Loader.MaxBytes", Size: -1}
 	}
-	return decodeManifests(data, filename)
+	return decodeSet(data, filename)
 }
 
 // LoadFiles is [LoadFiles] with l's limit on each file and on the total.
 // Sizes are checked before a file is read.
-func (l Loader) LoadFiles(paths ...string) (*Manifests, error) {
+func (l Loader) LoadFiles(paths ...string) (*Set, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no files given")
 	}
-	all := &Manifests{}
+	all := &Set{}
 	var total int64
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -198,7 +198,7 @@ func (l Loader) LoadFiles(paths ...string) (*Manifests, error) {
 
 // loadFile loads one open file after checking its size and the running
 // total; it returns the bytes read.
-func (l Loader) loadFile(f *os.File, path string, total int64) (*Manifests, int64, error) {
+func (l Loader) loadFile(f *os.File, path string, total int64) (*Set, int64, error) {
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
 		if err := l.check(path, info.Size(), "Loader.MaxBytes"); err != nil {
 			return nil, 0, err
@@ -220,7 +220,7 @@ func (l Loader) loadFile(f *os.File, path string, total int64) (*Manifests, int6
 	if err := l.check(fmt.Sprintf("files up to %s", path), total+n, "Loader.MaxBytes, for all files together"); err != nil {
 		return nil, 0, err
 	}
-	m, err := decodeManifests(data, path)
+	m, err := decodeSet(data, path)
 	return m, n, err
 }
 
