@@ -11,16 +11,21 @@ import (
 // allowedImports lists, for each library package, the vapkit packages it may
 // import: dependencies run one way, and the leaves import none of ours.
 var allowedImports = map[string][]string{
-	"audit":           nil,
-	"params":          nil,
-	"matching":        nil,
-	"celenv":          {"celenv/internal/library", "internal/celvalue", "internal/costcheck", "internal/patchtypes"},
+	"audit":    nil,
+	"params":   nil,
+	"matching": nil,
+	"celenv": {"celenv/internal/library", "internal/celvalue", "internal/costcheck", "internal/patchtypes",
+		"celenv/authz", "celenv/escaping", "internal/celbridge"},
 	"celenv/listtype": nil,
+	"celenv/authz":    nil,
+	"celenv/escaping": nil,
 	"policy": {"audit", "params", "matching", "celenv", "celenv/internal/library",
 		"internal/builtin", "policy/manifest", "internal/costcheck", "internal/patchtypes", "internal/mutation", "internal/apivalidation",
-		"internal/celvalue"},
+		"internal/celvalue",
+		"celenv/authz", "celenv/escaping", "internal/celbridge"},
 	"typecheck": {"celenv", "celenv/internal/library", "internal/builtin", "policy/manifest", "internal/costcheck", "internal/patchtypes", "internal/mutation", "internal/apivalidation",
-		"internal/celvalue"},
+		"internal/celvalue",
+		"celenv/authz", "celenv/escaping", "internal/celbridge"},
 	"internal/apivalidation": nil,
 	"policy/manifest":        {"internal/builtin"},
 }

@@ -2,13 +2,10 @@ package celenv
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -17,180 +14,30 @@ import (
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/vapkit/vapkit/celenv/authz"
 )
 
-// Authorizer decides whether a user may perform an action. It backs the
-// authorizer variable of policy expressions. Implementations must be safe for
-// concurrent use.
-//
-// Authorize reports the decision together with an optional error. Unlike most
-// Go APIs, a non-nil error does not void the result: as with apiserver's
-// authorizer.Authorizer, the decision and reason are still reported to the
-// expression (Decision.allowed() and Decision.reason()) next to the error
-// (Decision.errored() and Decision.error()).
-type Authorizer interface {
-	Authorize(ctx context.Context, a AuthzAttributes) (AuthzResult, error)
-}
-
-// AuthorizerFunc adapts an ordinary function to the [Authorizer] interface.
-type AuthorizerFunc func(ctx context.Context, a AuthzAttributes) (AuthzResult, error)
-
-// Authorize calls f(ctx, a).
-func (f AuthorizerFunc) Authorize(ctx context.Context, a AuthzAttributes) (AuthzResult, error) {
-	return f(ctx, a)
-}
-
-var _ Authorizer = AuthorizerFunc(nil)
-
-// AuthzDecision is the verdict of an [Authorizer]. The values and their
-// order match apiserver's authorizer.Decision; the zero value is
-// [AuthzDecisionDeny].
-type AuthzDecision int
-
-const (
-	// AuthzDecisionDeny means the authorizer denies the action.
-	AuthzDecisionDeny AuthzDecision = iota
-	// AuthzDecisionAllow means the authorizer allows the action.
-	AuthzDecisionAllow
-	// AuthzDecisionNoOpinion means the authorizer neither allows nor denies
-	// the action. Decision.allowed() is false for it.
-	AuthzDecisionNoOpinion
-)
-
-// String returns "Deny", "Allow" or "NoOpinion" (apiserver's spelling), or
-// "Unknown (N)" for any other value.
-func (d AuthzDecision) String() string {
-	switch d {
-	case AuthzDecisionDeny:
-		return "Deny"
-	case AuthzDecisionAllow:
-		return "Allow"
-	case AuthzDecisionNoOpinion:
-		return "NoOpinion"
-	default:
-		return fmt.Sprintf("Unknown (%d)", int(d))
-	}
-}
-
-// MarshalText encodes d as its [AuthzDecision.String] form. It fails for
-// values other than the three named constants.
-func (d AuthzDecision) MarshalText() ([]byte, error) {
-	switch d {
-	case AuthzDecisionDeny, AuthzDecisionAllow, AuthzDecisionNoOpinion:
-		return []byte(d.String()), nil
-	default:
-		return nil, fmt.Errorf("invalid authorization decision %d", int(d))
-	}
-}
-
-// UnmarshalText decodes "Allow", "Deny" or "NoOpinion" (case-sensitive).
-func (d *AuthzDecision) UnmarshalText(text []byte) error {
-	switch string(text) {
-	case "Deny":
-		*d = AuthzDecisionDeny
-	case "Allow":
-		*d = AuthzDecisionAllow
-	case "NoOpinion":
-		*d = AuthzDecisionNoOpinion
-	default:
-		return fmt.Errorf("invalid authorization decision %q: want Allow, Deny or NoOpinion", string(text))
-	}
-	return nil
-}
-
-// AuthzResult is the outcome of one authorization check.
-type AuthzResult struct {
-	// Decision is the verdict.
-	Decision AuthzDecision
-	// Reason is an optional human-readable explanation, returned by
-	// Decision.reason() in expressions.
-	Reason string
-}
-
-// AuthzAttributes describes the action an [Authorizer] is asked about. It
-// carries what apiserver's library passes in an authorizer.AttributesRecord.
-//
-// A check is either a resource check (ResourceRequest true; the API fields
-// are set) or a non-resource check (ResourceRequest false; Path is set).
-// Checks built by the CEL library always set APIVersion to "*", as upstream
-// does.
-type AuthzAttributes struct {
-	// User is the subject: the request's user, or the service account chosen
-	// with authorizer.serviceAccount(namespace, name).
-	User authenticationv1.UserInfo
-	// Verb is the API verb of a resource check or the HTTP verb of a path
-	// check, exactly as written in the expression.
-	Verb string
-	// ResourceRequest is true for resource checks and false for path checks.
-	ResourceRequest bool
-	// Path is the non-resource URL path of a path check.
-	Path string
-
-	// APIGroup is the API group of a resource check ("" for the core group).
-	APIGroup string
-	// APIVersion is the API version of a resource check; "*" from CEL.
-	APIVersion string
-	// Resource is the plural resource name of a resource check.
-	Resource string
-	// Subresource is the subresource of a resource check, if any.
-	Subresource string
-	// Namespace is the namespace of a resource check ("" for cluster scope).
-	Namespace string
-	// Name is the object name of a resource check, if any.
-	Name string
-
-	// FieldSelector holds the requirements parsed from
-	// ResourceCheck.fieldSelector(...), or nil when none was given or parsing
-	// failed.
-	FieldSelector fields.Requirements
-	// FieldSelectorErr is the parse error of ResourceCheck.fieldSelector(...);
-	// upstream hands it to the authorizer instead of failing the expression.
-	FieldSelectorErr error
-	// LabelSelector holds the requirements parsed from
-	// ResourceCheck.labelSelector(...), or nil when none was given or parsing
-	// failed.
-	LabelSelector labels.Requirements
-	// LabelSelectorErr is the parse error of ResourceCheck.labelSelector(...).
-	LabelSelectorErr error
-}
-
-// RequestResource identifies the resource of the admission request as
-// issued (not the Equivalent-matched resource). It is the target of the
-// authorizer.requestResource variable.
-type RequestResource struct {
-	// Group is the API group of the request's resource ("" for core).
-	Group string
-	// Resource is the plural resource name, e.g. "deployments".
-	Resource string
-	// Subresource is the request's subresource, e.g. "scale", or "".
-	Subresource string
-	// Namespace is the request's namespace; "" for cluster-scoped requests.
-	Namespace string
-	// Name is the object name; "" when the request has none (a CREATE
-	// with generateName).
-	Name string
-}
-
-// errNoAuthorizer is the error a check reports when no Authorizer was given.
+// errNoAuthorizer is the error a check reports when no authz.Authorizer was given.
 var errNoAuthorizer = errors.New("no authorizer configured")
 
 // CEL types of the authorizer library; the names match apiserver's.
 var (
-	// AuthorizerType is the CEL type of the authorizer variable and of
+	// authorizerType is the CEL type of the authorizer variable and of
 	// authorizer.serviceAccount(...).
-	AuthorizerType = cel.ObjectType("kubernetes.authorization.Authorizer")
-	// PathCheckType is the CEL type returned by authorizer.path(...).
-	PathCheckType = cel.ObjectType("kubernetes.authorization.PathCheck")
-	// GroupCheckType is the CEL type returned by authorizer.group(...).
-	GroupCheckType = cel.ObjectType("kubernetes.authorization.GroupCheck")
-	// ResourceCheckType is the CEL type of the authorizer.requestResource
+	authorizerType = cel.ObjectType("kubernetes.authorization.Authorizer")
+	// pathCheckType is the CEL type returned by authorizer.path(...).
+	pathCheckType = cel.ObjectType("kubernetes.authorization.PathCheck")
+	// groupCheckType is the CEL type returned by authorizer.group(...).
+	groupCheckType = cel.ObjectType("kubernetes.authorization.GroupCheck")
+	// resourceCheckType is the CEL type of the authorizer.requestResource
 	// variable and of GroupCheck.resource(...) and its refinements.
-	ResourceCheckType = cel.ObjectType("kubernetes.authorization.ResourceCheck")
-	// DecisionType is the CEL type returned by check(...).
-	DecisionType = cel.ObjectType("kubernetes.authorization.Decision")
+	resourceCheckType = cel.ObjectType("kubernetes.authorization.ResourceCheck")
+	// decisionType is the CEL type returned by check(...).
+	decisionType = cel.ObjectType("kubernetes.authorization.Decision")
 )
 
-// Authz returns the CEL library of authorization checks (Kubernetes 1.27+),
+// authzLibrary returns the CEL library of authorization checks (Kubernetes 1.27+),
 // as apiserver's library.Authz: the library name "kubernetes.authz", the
 // functions, overload IDs and error texts are upstream's.
 //
@@ -217,21 +64,21 @@ var (
 // Values of these types have no equality, as upstream's: == fails with
 // "no such overload", while CEL's derived forms do not fail (!= is true, in
 // is false, and x == null is false).
-func Authz() cel.EnvOption {
+func authzLibrary() cel.EnvOption {
 	return cel.Lib(authzLib{})
 }
 
-// AuthzSelectors returns the CEL library (Kubernetes 1.31+) that adds
+// authzSelectorsLibrary returns the CEL library (Kubernetes 1.31+) that adds
 // selectors to resource checks, as apiserver's library.AuthzSelectors. It
-// needs [Authz].
+// needs authzLibrary.
 //
 //	<ResourceCheck>.fieldSelector(<string>) <ResourceCheck>
 //	<ResourceCheck>.labelSelector(<string>) <ResourceCheck>
 //
 // The selector is parsed when the check runs. A selector that does not parse
 // does not fail the expression: the check carries no requirements and the
-// parse error is passed to the [Authorizer] in [AuthzAttributes].
-func AuthzSelectors() cel.EnvOption {
+// parse error is passed to the [Authorizer] in [authz.Attributes].
+func authzSelectorsLibrary() cel.EnvOption {
 	return cel.Lib(authzSelectorsLib{})
 }
 
@@ -244,30 +91,30 @@ func (authzLib) CompileOptions() []cel.EnvOption {
 	str := cel.StringType
 	return []cel.EnvOption{
 		cel.Function("path", cel.MemberOverload("authorizer_path",
-			[]*cel.Type{AuthorizerType, str}, PathCheckType, cel.BinaryBinding(authorizerPath))),
+			[]*cel.Type{authorizerType, str}, pathCheckType, cel.BinaryBinding(authorizerPath))),
 		cel.Function("group", cel.MemberOverload("authorizer_group",
-			[]*cel.Type{AuthorizerType, str}, GroupCheckType, cel.BinaryBinding(authorizerGroup))),
+			[]*cel.Type{authorizerType, str}, groupCheckType, cel.BinaryBinding(authorizerGroup))),
 		cel.Function("serviceAccount", cel.MemberOverload("authorizer_serviceaccount",
-			[]*cel.Type{AuthorizerType, str, str}, AuthorizerType, cel.FunctionBinding(authorizerServiceAccount))),
+			[]*cel.Type{authorizerType, str, str}, authorizerType, cel.FunctionBinding(authorizerServiceAccount))),
 		cel.Function("resource", cel.MemberOverload("groupcheck_resource",
-			[]*cel.Type{GroupCheckType, str}, ResourceCheckType, cel.BinaryBinding(groupCheckResource))),
+			[]*cel.Type{groupCheckType, str}, resourceCheckType, cel.BinaryBinding(groupCheckResource))),
 		cel.Function("subresource", cel.MemberOverload("resourcecheck_subresource",
-			[]*cel.Type{ResourceCheckType, str}, ResourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.subresource = s }))),
+			[]*cel.Type{resourceCheckType, str}, resourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.subresource = s }))),
 		cel.Function("namespace", cel.MemberOverload("resourcecheck_namespace",
-			[]*cel.Type{ResourceCheckType, str}, ResourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.namespace = s }))),
+			[]*cel.Type{resourceCheckType, str}, resourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.namespace = s }))),
 		cel.Function("name", cel.MemberOverload("resourcecheck_name",
-			[]*cel.Type{ResourceCheckType, str}, ResourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.name = s }))),
+			[]*cel.Type{resourceCheckType, str}, resourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.name = s }))),
 		cel.Function("check",
-			cel.MemberOverload("pathcheck_check", []*cel.Type{PathCheckType, str}, DecisionType, cel.BinaryBinding(pathCheckCheck)),
-			cel.MemberOverload("resourcecheck_check", []*cel.Type{ResourceCheckType, str}, DecisionType, cel.BinaryBinding(resourceCheckCheck))),
+			cel.MemberOverload("pathcheck_check", []*cel.Type{pathCheckType, str}, decisionType, cel.BinaryBinding(pathCheckCheck)),
+			cel.MemberOverload("resourcecheck_check", []*cel.Type{resourceCheckType, str}, decisionType, cel.BinaryBinding(resourceCheckCheck))),
 		cel.Function("errored", cel.MemberOverload("decision_errored",
-			[]*cel.Type{DecisionType}, cel.BoolType, decisionAccessor(func(d decisionVal) ref.Val { return types.Bool(d.errored) }))),
+			[]*cel.Type{decisionType}, cel.BoolType, decisionAccessor(func(d decisionVal) ref.Val { return types.Bool(d.errored) }))),
 		cel.Function("error", cel.MemberOverload("decision_error",
-			[]*cel.Type{DecisionType}, cel.StringType, decisionAccessor(func(d decisionVal) ref.Val { return types.String(d.errMsg) }))),
+			[]*cel.Type{decisionType}, cel.StringType, decisionAccessor(func(d decisionVal) ref.Val { return types.String(d.errMsg) }))),
 		cel.Function("allowed", cel.MemberOverload("decision_allowed",
-			[]*cel.Type{DecisionType}, cel.BoolType, decisionAccessor(func(d decisionVal) ref.Val { return types.Bool(d.decision == AuthzDecisionAllow) }))),
+			[]*cel.Type{decisionType}, cel.BoolType, decisionAccessor(func(d decisionVal) ref.Val { return types.Bool(d.decision == authz.Allow) }))),
 		cel.Function("reason", cel.MemberOverload("decision_reason",
-			[]*cel.Type{DecisionType}, cel.StringType, decisionAccessor(func(d decisionVal) ref.Val { return types.String(d.reason) }))),
+			[]*cel.Type{decisionType}, cel.StringType, decisionAccessor(func(d decisionVal) ref.Val { return types.String(d.reason) }))),
 	}
 }
 
@@ -282,37 +129,30 @@ func (authzSelectorsLib) CompileOptions() []cel.EnvOption {
 	str := cel.StringType
 	return []cel.EnvOption{
 		cel.Function("fieldSelector", cel.MemberOverload("authorizer_fieldselector",
-			[]*cel.Type{ResourceCheckType, str}, ResourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.fieldSelector = s }))),
+			[]*cel.Type{resourceCheckType, str}, resourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.fieldSelector = s }))),
 		cel.Function("labelSelector", cel.MemberOverload("authorizer_labelselector",
-			[]*cel.Type{ResourceCheckType, str}, ResourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.labelSelector = s }))),
+			[]*cel.Type{resourceCheckType, str}, resourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.labelSelector = s }))),
 	}
 }
 
 func (authzSelectorsLib) ProgramOptions() []cel.ProgramOption { return nil }
 
-// NewAuthorizerValue returns the value to bind to the authorizer variable
-// (declared with [AuthorizerType]) for one evaluation. Checks are made as
-// user with a.
+// AuthorizerValues returns the values to bind to the `authorizer` and
+// `authorizer.requestResource` variables ([Input].Authorizer and
+// RequestResource) for one request: checks made as user with a, and a
+// resource check for r, the resource as issued in the request.
 //
-// ctx is captured and passed to every Authorize call the expression makes,
-// because cel-go function bindings receive no context. The value must
-// therefore not outlive the evaluation it was made for.
+// ctx is captured and passed to every Authorize call an expression makes,
+// because cel-go function bindings receive no context. The values must
+// therefore not outlive the request they were made for.
 //
-// A nil a is allowed: every check then yields a Decision with
-// NoOpinion and the error "no authorizer configured". (Upstream always has an
-// authorizer; callers that want upstream's behaviour without one leave the
-// variable unbound, which makes uses fail with "no such attribute(s)".)
-func NewAuthorizerValue(ctx context.Context, a Authorizer, user authenticationv1.UserInfo) ref.Val {
-	return authorizerVal{subject: &authzSubject{ctx: ctx, authorizer: a, user: user}}
-}
-
-// NewRequestResourceValue returns the value to bind to the
-// authorizer.requestResource variable (declared with [ResourceCheckType]):
-// a resource check for r as issued in the request, made as user with a. The
-// context and nil handling are those of [NewAuthorizerValue].
-func NewRequestResourceValue(ctx context.Context, a Authorizer, user authenticationv1.UserInfo, r RequestResource) ref.Val {
+// A nil a is allowed: every check then yields a Decision with NoOpinion and
+// the error "no authorizer configured". (Upstream always has an authorizer;
+// callers that want upstream's behaviour without one leave the variables
+// unbound, which makes uses fail with "no such attribute(s)".)
+func AuthorizerValues(ctx context.Context, a authz.Authorizer, user authenticationv1.UserInfo, r authz.RequestResource) (authorizer, requestResource ref.Val) {
 	s := &authzSubject{ctx: ctx, authorizer: a, user: user}
-	return resourceCheckVal{
+	return authorizerVal{subject: s}, resourceCheckVal{
 		group:       groupCheckVal{subject: s, group: r.Group},
 		resource:    r.Resource,
 		subresource: r.Subresource,
@@ -323,19 +163,19 @@ func NewRequestResourceValue(ctx context.Context, a Authorizer, user authenticat
 
 // authzSubject is who checks are made for and by whom they are decided. The
 // values below refer to it by pointer, which keeps them comparable Go values
-// (cel-go may use values as map keys) whatever the Authorizer and user hold.
+// (cel-go may use values as map keys) whatever the authz.Authorizer and user hold.
 type authzSubject struct {
 	// ctx is captured for the Authorize calls: cel-go bindings have no context.
 	ctx        context.Context
-	authorizer Authorizer
+	authorizer authz.Authorizer
 	user       authenticationv1.UserInfo
 }
 
 // authorize runs a check for attrs, made by the subject's user. A nil
 // subject (only possible for zero values) behaves as a missing authorizer.
-func (s *authzSubject) authorize(attrs AuthzAttributes) ref.Val {
+func (s *authzSubject) authorize(attrs authz.Attributes) ref.Val {
 	if s == nil || s.authorizer == nil {
-		return newDecisionVal(AuthzResult{Decision: AuthzDecisionNoOpinion}, errNoAuthorizer)
+		return newDecisionVal(authz.Result{Decision: authz.NoOpinion}, errNoAuthorizer)
 	}
 	ctx := s.ctx
 	if ctx == nil {
@@ -363,7 +203,7 @@ type authorizerVal struct {
 	subject *authzSubject
 }
 
-func (authorizerVal) Type() ref.Type { return AuthorizerType }
+func (authorizerVal) Type() ref.Type { return authorizerType }
 
 // pathCheckVal is the CEL value of type kubernetes.authorization.PathCheck.
 type pathCheckVal struct {
@@ -372,7 +212,7 @@ type pathCheckVal struct {
 	path    string
 }
 
-func (pathCheckVal) Type() ref.Type { return PathCheckType }
+func (pathCheckVal) Type() ref.Type { return pathCheckType }
 
 // groupCheckVal is the CEL value of type kubernetes.authorization.GroupCheck.
 type groupCheckVal struct {
@@ -381,7 +221,7 @@ type groupCheckVal struct {
 	group   string
 }
 
-func (groupCheckVal) Type() ref.Type { return GroupCheckType }
+func (groupCheckVal) Type() ref.Type { return groupCheckType }
 
 // resourceCheckVal is the CEL value of type
 // kubernetes.authorization.ResourceCheck. Setters return modified copies.
@@ -396,14 +236,14 @@ type resourceCheckVal struct {
 	labelSelector string
 }
 
-func (resourceCheckVal) Type() ref.Type { return ResourceCheckType }
+func (resourceCheckVal) Type() ref.Type { return resourceCheckType }
 
 // attributes builds the attributes (all but the user) of a check of r with
 // verb, as upstream's resourceCheckVal.Authorize: apiVersion "*", selectors
 // parsed only when non-empty, parse failures handed over rather than
 // reported.
-func (r resourceCheckVal) attributes(verb string) AuthzAttributes {
-	attrs := AuthzAttributes{
+func (r resourceCheckVal) attributes(verb string) authz.Attributes {
+	attrs := authz.Attributes{
 		Verb:            verb,
 		ResourceRequest: true,
 		APIGroup:        r.group.group,
@@ -434,13 +274,13 @@ func (r resourceCheckVal) attributes(verb string) AuthzAttributes {
 // It keeps the error's text only, to stay a comparable Go value.
 type decisionVal struct {
 	opaqueVal
-	decision AuthzDecision
+	decision authz.Decision
 	reason   string
 	errored  bool
 	errMsg   string
 }
 
-func newDecisionVal(res AuthzResult, err error) decisionVal {
+func newDecisionVal(res authz.Result, err error) decisionVal {
 	d := decisionVal{decision: res.Decision, reason: res.Reason}
 	if err != nil {
 		d.errored, d.errMsg = true, err.Error()
@@ -448,7 +288,7 @@ func newDecisionVal(res AuthzResult, err error) decisionVal {
 	return d
 }
 
-func (decisionVal) Type() ref.Type { return DecisionType }
+func (decisionVal) Type() ref.Type { return decisionType }
 
 // opaqueVal supplies the ref.Val methods shared by the authz values, which
 // expose functions but no fields and no equality. Each embedding type
@@ -471,44 +311,44 @@ func (opaqueVal) Value() any {
 // ConvertToType of each value supports type(x) and the identity conversion
 // only, as upstream's.
 func (a authorizerVal) ConvertToType(t ref.Type) ref.Val {
-	return convertOpaque(a, AuthorizerType, t)
+	return convertOpaque(a, authorizerType, t)
 }
 
 func (p pathCheckVal) ConvertToType(t ref.Type) ref.Val {
-	return convertOpaque(p, PathCheckType, t)
+	return convertOpaque(p, pathCheckType, t)
 }
 
 func (g groupCheckVal) ConvertToType(t ref.Type) ref.Val {
-	return convertOpaque(g, GroupCheckType, t)
+	return convertOpaque(g, groupCheckType, t)
 }
 
 func (r resourceCheckVal) ConvertToType(t ref.Type) ref.Val {
-	return convertOpaque(r, ResourceCheckType, t)
+	return convertOpaque(r, resourceCheckType, t)
 }
 
 func (d decisionVal) ConvertToType(t ref.Type) ref.Val {
-	return convertOpaque(d, DecisionType, t)
+	return convertOpaque(d, decisionType, t)
 }
 
 // ConvertToNative of each value fails, naming its type, as upstream's.
 func (authorizerVal) ConvertToNative(t reflect.Type) (any, error) {
-	return nil, nativeErr(AuthorizerType, t)
+	return nil, nativeErr(authorizerType, t)
 }
 
 func (pathCheckVal) ConvertToNative(t reflect.Type) (any, error) {
-	return nil, nativeErr(PathCheckType, t)
+	return nil, nativeErr(pathCheckType, t)
 }
 
 func (groupCheckVal) ConvertToNative(t reflect.Type) (any, error) {
-	return nil, nativeErr(GroupCheckType, t)
+	return nil, nativeErr(groupCheckType, t)
 }
 
 func (resourceCheckVal) ConvertToNative(t reflect.Type) (any, error) {
-	return nil, nativeErr(ResourceCheckType, t)
+	return nil, nativeErr(resourceCheckType, t)
 }
 
 func (decisionVal) ConvertToNative(t reflect.Type) (any, error) {
-	return nil, nativeErr(DecisionType, t)
+	return nil, nativeErr(decisionType, t)
 }
 
 func convertOpaque(v ref.Val, own *types.Type, t ref.Type) ref.Val {
@@ -628,7 +468,7 @@ func pathCheckCheck(recv, arg ref.Val) ref.Val {
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(arg)
 	}
-	return p.subject.authorize(AuthzAttributes{
+	return p.subject.authorize(authz.Attributes{
 		Verb: string(verb),
 		Path: p.path,
 	})
@@ -655,121 +495,4 @@ func decisionAccessor(get func(d decisionVal) ref.Val) cel.OverloadOpt {
 		}
 		return get(d)
 	})
-}
-
-// NewCachingAuthorizer returns an Authorizer that remembers the outcome of
-// every check it delegates to a, errors included, and answers repeated
-// equivalent checks from memory, as apiserver's admission caching
-// authorizer. Create one per admission request and drop it afterwards.
-//
-// Two checks are equivalent when their attributes are equal, with these
-// upstream rules: the user's groups and the values of each extra key are
-// compared as sets of the same size (order is ignored); a selector that
-// failed to parse counts as absent, so its check shares the memory of the
-// same check without a selector; label selectors are compared by their
-// canonical string form.
-//
-// The returned Authorizer is safe for concurrent use. Concurrent equivalent
-// checks may each reach a before the first result is stored. It returns nil
-// when a is nil.
-func NewCachingAuthorizer(a Authorizer) Authorizer {
-	if a == nil {
-		return nil
-	}
-	return &cachingAuthorizer{next: a, memo: make(map[string]cachedAuthz)}
-}
-
-type cachedAuthz struct {
-	res AuthzResult
-	err error
-}
-
-type cachingAuthorizer struct {
-	next Authorizer
-
-	mu   sync.Mutex
-	memo map[string]cachedAuthz
-}
-
-// authzKey is the JSON-encoded identity of a check. The field set follows
-// upstream's key: the user, every attribute except the parse errors, field
-// selector requirements (comparable as data) and the label selector string
-// (labels.Requirement has unexported fields).
-type authzKey struct {
-	Username        string
-	UID             string
-	Groups          []string
-	Extra           map[string][]string
-	Verb            string
-	Namespace       string
-	APIGroup        string
-	APIVersion      string
-	Resource        string
-	Subresource     string
-	Name            string
-	ResourceRequest bool
-	Path            string
-	FieldSelector   fields.Requirements
-	LabelSelector   string
-}
-
-func newAuthzKey(a AuthzAttributes) (string, error) {
-	k := authzKey{
-		Username:        a.User.Username,
-		UID:             a.User.UID,
-		Verb:            a.Verb,
-		Namespace:       a.Namespace,
-		APIGroup:        a.APIGroup,
-		APIVersion:      a.APIVersion,
-		Resource:        a.Resource,
-		Subresource:     a.Subresource,
-		Name:            a.Name,
-		ResourceRequest: a.ResourceRequest,
-		Path:            a.Path,
-	}
-	if len(a.User.Groups) > 0 {
-		k.Groups = slices.Sorted(slices.Values(a.User.Groups))
-	}
-	if len(a.User.Extra) > 0 {
-		k.Extra = make(map[string][]string, len(a.User.Extra))
-		for key, vals := range a.User.Extra {
-			k.Extra[key] = slices.Sorted(slices.Values(vals))
-		}
-	}
-	if len(a.FieldSelector) > 0 {
-		k.FieldSelector = a.FieldSelector
-	}
-	if len(a.LabelSelector) > 0 {
-		k.LabelSelector = a.LabelSelector.String()
-	}
-	// encoding/json sorts map keys, so the encoding is canonical.
-	b, err := json.Marshal(k)
-	if err != nil {
-		return "", fmt.Errorf("building authorization cache key: %w", err)
-	}
-	return string(b), nil
-}
-
-// Authorize implements [Authorizer].
-func (c *cachingAuthorizer) Authorize(ctx context.Context, a AuthzAttributes) (AuthzResult, error) {
-	key, err := newAuthzKey(a)
-	if err != nil {
-		return AuthzResult{Decision: AuthzDecisionNoOpinion}, err
-	}
-	c.mu.Lock()
-	hit, ok := c.memo[key]
-	c.mu.Unlock()
-	if ok {
-		return hit.res, hit.err
-	}
-	res, err := c.next.Authorize(ctx, a)
-	c.mu.Lock()
-	if prev, ok := c.memo[key]; ok {
-		// A concurrent equivalent check finished first; keep answers stable.
-		res, err = prev.res, prev.err
-	} else {
-		c.memo[key] = cachedAuthz{res: res, err: err}
-	}
-	c.mu.Unlock()
-	return res, err
 }

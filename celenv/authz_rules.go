@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/vapkit/vapkit/celenv/authz"
 )
 
 // AuthorizerRule is one rule of a [RuleAuthorizer]. Its JSON form is an
@@ -40,8 +42,8 @@ type AuthorizerRule struct {
 	Path string `json:"path,omitempty"`
 
 	// Decision is the verdict of a matching rule; omitted means Deny, the
-	// zero [AuthzDecision].
-	Decision AuthzDecision `json:"decision,omitempty"`
+	// zero [authz.Decision].
+	Decision authz.Decision `json:"decision,omitempty"`
 	// Reason is the reason reported with the verdict.
 	Reason string `json:"reason,omitempty"`
 	// Error, when not empty, is returned as an error along with the
@@ -52,26 +54,26 @@ type AuthorizerRule struct {
 // RuleAuthorizer is an [Authorizer] driven by a list of rules, for tests,
 // command-line tools and the conformance cases. Rules are tried in order
 // and the first matching rule decides; when none matches the result is
-// [AuthzDecisionNoOpinion] with no reason and no error. The zero value (no
+// [authz.NoOpinion] with no reason and no error. The zero value (no
 // rules) has no opinion on anything. It is safe for concurrent use as long as
 // nobody modifies the slice.
 type RuleAuthorizer []AuthorizerRule
 
-var _ Authorizer = RuleAuthorizer(nil)
+var _ authz.Authorizer = RuleAuthorizer(nil)
 
 // Authorize implements [Authorizer]. It never looks at ctx.
-func (rs RuleAuthorizer) Authorize(_ context.Context, a AuthzAttributes) (AuthzResult, error) {
+func (rs RuleAuthorizer) Authorize(_ context.Context, a authz.Attributes) (authz.Result, error) {
 	for _, r := range rs {
 		if !r.matches(a) {
 			continue
 		}
-		res := AuthzResult{Decision: r.Decision, Reason: r.Reason}
+		res := authz.Result{Decision: r.Decision, Reason: r.Reason}
 		if r.Error != "" {
 			return res, errors.New(r.Error)
 		}
 		return res, nil
 	}
-	return AuthzResult{Decision: AuthzDecisionNoOpinion}, nil
+	return authz.Result{Decision: authz.NoOpinion}, nil
 }
 
 // isResourceRule reports whether r sets any field that only resource checks
@@ -81,7 +83,7 @@ func (r AuthorizerRule) isResourceRule() bool {
 		r.Subresource != "" || r.Namespace != "" || r.Name != ""
 }
 
-func (r AuthorizerRule) matches(a AuthzAttributes) bool {
+func (r AuthorizerRule) matches(a authz.Attributes) bool {
 	if !matchField(r.User, a.User.Username) || !matchField(r.Verb, a.Verb) {
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/authz"
 )
 
 // authorizerRulesDoc is the vapkit.dev/v1alpha1 AuthorizerRules document.
@@ -45,10 +46,10 @@ rules:
 	want := celenv.RuleAuthorizer{
 		{User: "bob", Groups: []string{"devs"}, Verb: "update", APIGroup: "apps", APIVersion: "v1",
 			Resource: "deployments", Subresource: "scale", Namespace: "team-a", Name: "web",
-			Decision: celenv.AuthzDecisionAllow, Reason: "because"},
-		{Path: "/metrics", Verb: "get", Decision: celenv.AuthzDecisionAllow},
-		{Resource: "secrets", Decision: celenv.AuthzDecisionNoOpinion, Error: "authorizer down"},
-		{Resource: "configmaps", Decision: celenv.AuthzDecisionDeny},
+			Decision: authz.Allow, Reason: "because"},
+		{Path: "/metrics", Verb: "get", Decision: authz.Allow},
+		{Resource: "secrets", Decision: authz.NoOpinion, Error: "authorizer down"},
+		{Resource: "configmaps", Decision: authz.Deny},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoded rules mismatch (-want +got):\n%s", diff)
@@ -71,21 +72,21 @@ rules:
 
 func TestRuleAuthorizer(t *testing.T) {
 	bob := authenticationv1.UserInfo{Username: "bob", Groups: []string{"devs", "system:authenticated"}}
-	res := func(user authenticationv1.UserInfo, verb, group, version, resource, sub, ns, name string) celenv.AuthzAttributes {
-		return celenv.AuthzAttributes{User: user, Verb: verb, ResourceRequest: true, APIGroup: group, APIVersion: version,
+	res := func(user authenticationv1.UserInfo, verb, group, version, resource, sub, ns, name string) authz.Attributes {
+		return authz.Attributes{User: user, Verb: verb, ResourceRequest: true, APIGroup: group, APIVersion: version,
 			Resource: resource, Subresource: sub, Namespace: ns, Name: name}
 	}
-	path := func(user authenticationv1.UserInfo, verb, p string) celenv.AuthzAttributes {
-		return celenv.AuthzAttributes{User: user, Verb: verb, Path: p}
+	path := func(user authenticationv1.UserInfo, verb, p string) authz.Attributes {
+		return authz.Attributes{User: user, Verb: verb, Path: p}
 	}
-	allow := celenv.AuthzDecisionAllow
-	deny := celenv.AuthzDecisionDeny
-	none := celenv.AuthzDecisionNoOpinion
+	allow := authz.Allow
+	deny := authz.Deny
+	none := authz.NoOpinion
 
 	tests := []struct {
 		name  string
 		rules celenv.RuleAuthorizer
-		attrs celenv.AuthzAttributes
+		attrs authz.Attributes
 		want  string // decision/reason/error
 	}{
 		{"no rules", nil, res(bob, "get", "", "*", "pods", "", "", ""), "NoOpinion//<nil>"},
@@ -197,7 +198,7 @@ rules:
 	for _, tc := range tests {
 		t.Run(tc.expr, func(t *testing.T) {
 			t.Parallel()
-			got := evalAuthz(t, env, tc.expr, celenv.NewCachingAuthorizer(tc.rules), tc.user)
+			got := evalAuthz(t, env, tc.expr, authz.NewCaching(tc.rules), tc.user)
 			if got.err != nil || got.val != types.Bool(tc.want) {
 				t.Errorf("Eval(%q) = %v, %v; want %v", tc.expr, got.val, got.err, tc.want)
 			}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/authz"
 	"github.com/vapkit/vapkit/celenv/internal/library"
 )
 
@@ -26,13 +27,8 @@ import (
 // authorizer.requestResource variable.
 func newAuthzEnv(t *testing.T) *cel.Env {
 	t.Helper()
-	env, err := cel.NewEnv(
-		celenv.Authz(),
-		celenv.AuthzSelectors(),
-		cel.Variable("authorizer", celenv.AuthorizerType),
-		cel.Variable("authorizer.requestResource", celenv.ResourceCheckType),
-		cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
-	)
+	env, err := cel.NewEnv(append(celenv.AuthzLibraries(true),
+		cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)))...)
 	if err != nil {
 		t.Fatalf("cel.NewEnv() = %v", err)
 	}
@@ -47,7 +43,7 @@ type authzEval struct {
 
 // evalAuthz compiles and runs expr with the VAP program options against a
 // and user; the request resource is deployments/scale "web" in "team-a".
-func evalAuthz(t *testing.T, env *cel.Env, expr string, a celenv.Authorizer, user authenticationv1.UserInfo) authzEval {
+func evalAuthz(t *testing.T, env *cel.Env, expr string, a authz.Authorizer, user authenticationv1.UserInfo) authzEval {
 	t.Helper()
 	ast, iss := env.Compile(expr)
 	if iss.Err() != nil {
@@ -63,11 +59,12 @@ func evalAuthz(t *testing.T, env *cel.Env, expr string, a celenv.Authorizer, use
 		t.Fatalf("Program(%q) = %v", expr, err)
 	}
 	ctx := t.Context()
+	authorizer, requestResource := celenv.AuthorizerValues(ctx, a, user, authz.RequestResource{
+		Group: "apps", Resource: "deployments", Subresource: "scale", Namespace: "team-a", Name: "web",
+	})
 	out, det, err := prg.ContextEval(ctx, map[string]any{
-		"authorizer": celenv.NewAuthorizerValue(ctx, a, user),
-		"authorizer.requestResource": celenv.NewRequestResourceValue(ctx, a, user, celenv.RequestResource{
-			Group: "apps", Resource: "deployments", Subresource: "scale", Namespace: "team-a", Name: "web",
-		}),
+		"authorizer":                 authorizer,
+		"authorizer.requestResource": requestResource,
 	})
 	var cost uint64
 	if det != nil && det.ActualCost() != nil {
@@ -80,14 +77,14 @@ var (
 	alice = authenticationv1.UserInfo{Username: "alice", UID: "a-1", Groups: []string{"devs", "system:authenticated"}}
 
 	testRules = celenv.RuleAuthorizer{
-		{User: "alice", Path: "/healthz", Verb: "get", Decision: celenv.AuthzDecisionAllow, Reason: "health is public"},
-		{User: "alice", Path: "/logs/*", Decision: celenv.AuthzDecisionAllow},
-		{User: "alice", Resource: "pods", Verb: "list", Decision: celenv.AuthzDecisionNoOpinion, Error: "webhook down"},
+		{User: "alice", Path: "/healthz", Verb: "get", Decision: authz.Allow, Reason: "health is public"},
+		{User: "alice", Path: "/logs/*", Decision: authz.Allow},
+		{User: "alice", Resource: "pods", Verb: "list", Decision: authz.NoOpinion, Error: "webhook down"},
 		{User: "alice", APIGroup: "apps", Resource: "deployments", Subresource: "scale", Namespace: "team-a", Name: "web",
-			Verb: "update", Decision: celenv.AuthzDecisionAllow, Reason: "owner"},
+			Verb: "update", Decision: authz.Allow, Reason: "owner"},
 		{User: "system:serviceaccount:kube-system:deployer", Groups: []string{"system:serviceaccounts:kube-system"},
-			Verb: "create", Decision: celenv.AuthzDecisionAllow, Reason: "deployer"},
-		{Resource: "secrets", Decision: celenv.AuthzDecisionDeny, Reason: "no secrets"},
+			Verb: "create", Decision: authz.Allow, Reason: "deployer"},
+		{Resource: "secrets", Decision: authz.Deny, Reason: "no secrets"},
 	}
 )
 
@@ -205,7 +202,7 @@ type attrs struct {
 	LabelSelectorErr                                          bool
 }
 
-func toAttrs(a celenv.AuthzAttributes) attrs {
+func toAttrs(a authz.Attributes) attrs {
 	out := attrs{
 		User: a.User, Verb: a.Verb, ResourceRequest: a.ResourceRequest, Path: a.Path,
 		APIGroup: a.APIGroup, APIVersion: a.APIVersion, Resource: a.Resource,
@@ -280,9 +277,9 @@ func TestAuthzAttributes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var got []attrs
-			rec := celenv.AuthorizerFunc(func(_ context.Context, a celenv.AuthzAttributes) (celenv.AuthzResult, error) {
+			rec := authz.AuthorizerFunc(func(_ context.Context, a authz.Attributes) (authz.Result, error) {
 				got = append(got, toAttrs(a))
-				return celenv.AuthzResult{Decision: celenv.AuthzDecisionAllow}, nil
+				return authz.Result{Decision: authz.Allow}, nil
 			})
 			if res := evalAuthz(t, env, tc.expr, rec, alice); res.err != nil {
 				t.Fatalf("Eval(%q) = %v", tc.expr, res.err)
@@ -298,9 +295,9 @@ func TestAuthzContext(t *testing.T) {
 	type key struct{}
 	ctx := context.WithValue(t.Context(), key{}, "marker")
 	var seen any
-	a := celenv.AuthorizerFunc(func(ctx context.Context, _ celenv.AuthzAttributes) (celenv.AuthzResult, error) {
+	a := authz.AuthorizerFunc(func(ctx context.Context, _ authz.Attributes) (authz.Result, error) {
 		seen = ctx.Value(key{})
-		return celenv.AuthzResult{Decision: celenv.AuthzDecisionAllow}, nil
+		return authz.Result{Decision: authz.Allow}, nil
 	})
 	env := newAuthzEnv(t)
 	ast, iss := env.Compile("authorizer.path('/x').check('get').allowed()")
@@ -311,7 +308,8 @@ func TestAuthzContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _, err := prg.Eval(map[string]any{"authorizer": celenv.NewAuthorizerValue(ctx, a, alice)})
+	authorizer, _ := celenv.AuthorizerValues(ctx, a, alice, authz.RequestResource{})
+	out, _, err := prg.Eval(map[string]any{"authorizer": authorizer})
 	if err != nil || out != types.True {
 		t.Fatalf("Eval() = %v, %v; want true", out, err)
 	}
@@ -401,17 +399,13 @@ func TestAuthzCompileErrors(t *testing.T) {
 			}
 		})
 	}
-	// Without AuthzSelectors the selector functions do not exist.
-	base, err := cel.NewEnv(celenv.Authz(), cel.Variable("authorizer", celenv.AuthorizerType))
+	// Without the selectors library the selector functions do not exist.
+	base, err := cel.NewEnv(celenv.AuthzLibraries(false)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, iss := base.Compile("authorizer.group('').resource('pods').labelSelector('a=b')"); iss.Err() == nil {
 		t.Errorf("Compile(labelSelector) without AuthzSelectors = nil error, want an error")
-	}
-	// Both libraries are singletons.
-	if _, err := cel.NewEnv(celenv.Authz(), celenv.Authz(), celenv.AuthzSelectors(), celenv.AuthzSelectors()); err != nil {
-		t.Errorf("cel.NewEnv(Authz twice) = %v, want nil", err)
 	}
 }
 
@@ -439,8 +433,8 @@ func TestAuthzCost(t *testing.T) {
 		{"equality", "authorizer == authorizer", checker.CostEstimate{Min: 3, Max: 3}, 3},
 	}
 	env := newAuthzEnv(t)
-	allow := celenv.AuthorizerFunc(func(context.Context, celenv.AuthzAttributes) (celenv.AuthzResult, error) {
-		return celenv.AuthzResult{Decision: celenv.AuthzDecisionAllow}, nil
+	allow := authz.AuthorizerFunc(func(context.Context, authz.Attributes) (authz.Result, error) {
+		return authz.Result{Decision: authz.Allow}, nil
 	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -475,7 +469,7 @@ func TestAuthzCostLimit(t *testing.T) {
 
 func TestCachingAuthorizer(t *testing.T) {
 	type call struct {
-		attrs celenv.AuthzAttributes
+		attrs authz.Attributes
 		want  string // "decision/reason/error" of the answer
 	}
 	mustFields := func(s string) fields.Requirements {
@@ -492,9 +486,9 @@ func TestCachingAuthorizer(t *testing.T) {
 		}
 		return r
 	}
-	named := celenv.AuthzAttributes{Name: "test name"}
-	withUser := func(u authenticationv1.UserInfo) celenv.AuthzAttributes { return celenv.AuthzAttributes{User: u} }
-	withSel := func(f func(*celenv.AuthzAttributes)) celenv.AuthzAttributes {
+	named := authz.Attributes{Name: "test name"}
+	withUser := func(u authenticationv1.UserInfo) authz.Attributes { return authz.Attributes{User: u} }
+	withSel := func(f func(*authz.Attributes)) authz.Attributes {
 		a := named
 		f(&a)
 		return a
@@ -530,7 +524,7 @@ func TestCachingAuthorizer(t *testing.T) {
 		hits: 2,
 	}, {
 		name:  "miss due to different name",
-		calls: []call{{celenv.AuthzAttributes{Name: "alpha"}, "Allow/r1/e1"}, {celenv.AuthzAttributes{Name: "beta"}, "Allow/r2/e2"}},
+		calls: []call{{authz.Attributes{Name: "alpha"}, "Allow/r1/e1"}, {authz.Attributes{Name: "beta"}, "Allow/r2/e2"}},
 		hits:  2,
 	}, {
 		name: "miss due to different user",
@@ -549,30 +543,30 @@ func TestCachingAuthorizer(t *testing.T) {
 	}, {
 		name: "miss due to each attribute",
 		calls: []call{
-			{celenv.AuthzAttributes{}, "Allow/r1/e1"},
-			{celenv.AuthzAttributes{Verb: "get"}, "Allow/r2/e2"},
-			{celenv.AuthzAttributes{ResourceRequest: true}, "Allow/r3/e3"},
-			{celenv.AuthzAttributes{Path: "/x"}, "Allow/r4/e4"},
-			{celenv.AuthzAttributes{APIGroup: "x"}, "Allow/r5/e5"},
-			{celenv.AuthzAttributes{APIVersion: "x"}, "Allow/r6/e6"},
-			{celenv.AuthzAttributes{Resource: "x"}, "Allow/r7/e7"},
-			{celenv.AuthzAttributes{Subresource: "x"}, "Allow/r8/e8"},
-			{celenv.AuthzAttributes{Namespace: "x"}, "Allow/r9/e9"},
-			{celenv.AuthzAttributes{Verb: "get"}, "Allow/r2/e2"},
+			{authz.Attributes{}, "Allow/r1/e1"},
+			{authz.Attributes{Verb: "get"}, "Allow/r2/e2"},
+			{authz.Attributes{ResourceRequest: true}, "Allow/r3/e3"},
+			{authz.Attributes{Path: "/x"}, "Allow/r4/e4"},
+			{authz.Attributes{APIGroup: "x"}, "Allow/r5/e5"},
+			{authz.Attributes{APIVersion: "x"}, "Allow/r6/e6"},
+			{authz.Attributes{Resource: "x"}, "Allow/r7/e7"},
+			{authz.Attributes{Subresource: "x"}, "Allow/r8/e8"},
+			{authz.Attributes{Namespace: "x"}, "Allow/r9/e9"},
+			{authz.Attributes{Verb: "get"}, "Allow/r2/e2"},
 		},
 		hits: 9,
 	}, {
 		name: "honor good field selector",
 		calls: []call{
-			{withSel(func(a *celenv.AuthzAttributes) { a.FieldSelector = mustFields("foo=bar") }), "Allow/r1/e1"},
+			{withSel(func(a *authz.Attributes) { a.FieldSelector = mustFields("foo=bar") }), "Allow/r1/e1"},
 			{named, "Allow/r2/e2"},
-			{withSel(func(a *celenv.AuthzAttributes) { a.FieldSelector = mustFields("foo=bar") }), "Allow/r1/e1"},
+			{withSel(func(a *authz.Attributes) { a.FieldSelector = mustFields("foo=bar") }), "Allow/r1/e1"},
 		},
 		hits: 2,
 	}, {
 		name: "ignore malformed field selector first",
 		calls: []call{
-			{withSel(func(a *celenv.AuthzAttributes) { a.FieldSelectorErr = errors.New("malformed") }), "Allow/r1/e1"},
+			{withSel(func(a *authz.Attributes) { a.FieldSelectorErr = errors.New("malformed") }), "Allow/r1/e1"},
 			{named, "Allow/r1/e1"},
 		},
 		hits: 1,
@@ -580,22 +574,22 @@ func TestCachingAuthorizer(t *testing.T) {
 		name: "ignore malformed field selector second",
 		calls: []call{
 			{named, "Allow/r1/e1"},
-			{withSel(func(a *celenv.AuthzAttributes) { a.FieldSelectorErr = errors.New("malformed") }), "Allow/r1/e1"},
+			{withSel(func(a *authz.Attributes) { a.FieldSelectorErr = errors.New("malformed") }), "Allow/r1/e1"},
 		},
 		hits: 1,
 	}, {
 		name: "honor good label selector",
 		calls: []call{
-			{withSel(func(a *celenv.AuthzAttributes) { a.LabelSelector = mustLabels("foo=bar") }), "Allow/r1/e1"},
+			{withSel(func(a *authz.Attributes) { a.LabelSelector = mustLabels("foo=bar") }), "Allow/r1/e1"},
 			{named, "Allow/r2/e2"},
-			{withSel(func(a *celenv.AuthzAttributes) { a.LabelSelector = mustLabels("foo=bar") }), "Allow/r1/e1"},
-			{withSel(func(a *celenv.AuthzAttributes) { a.LabelSelector = mustLabels("diff=zero") }), "Allow/r3/e3"},
+			{withSel(func(a *authz.Attributes) { a.LabelSelector = mustLabels("foo=bar") }), "Allow/r1/e1"},
+			{withSel(func(a *authz.Attributes) { a.LabelSelector = mustLabels("diff=zero") }), "Allow/r3/e3"},
 		},
 		hits: 3,
 	}, {
 		name: "ignore malformed label selector first",
 		calls: []call{
-			{withSel(func(a *celenv.AuthzAttributes) { a.LabelSelectorErr = errors.New("malformed mess") }), "Allow/r1/e1"},
+			{withSel(func(a *authz.Attributes) { a.LabelSelectorErr = errors.New("malformed mess") }), "Allow/r1/e1"},
 			{named, "Allow/r1/e1"},
 		},
 		hits: 1,
@@ -603,7 +597,7 @@ func TestCachingAuthorizer(t *testing.T) {
 		name: "ignore malformed label selector second",
 		calls: []call{
 			{named, "Allow/r1/e1"},
-			{withSel(func(a *celenv.AuthzAttributes) { a.LabelSelectorErr = errors.New("malformed mess") }), "Allow/r1/e1"},
+			{withSel(func(a *authz.Attributes) { a.LabelSelectorErr = errors.New("malformed mess") }), "Allow/r1/e1"},
 		},
 		hits: 1,
 	}}
@@ -611,11 +605,11 @@ func TestCachingAuthorizer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			n := 0
-			backend := celenv.AuthorizerFunc(func(context.Context, celenv.AuthzAttributes) (celenv.AuthzResult, error) {
+			backend := authz.AuthorizerFunc(func(context.Context, authz.Attributes) (authz.Result, error) {
 				n++
-				return celenv.AuthzResult{Decision: celenv.AuthzDecisionAllow, Reason: fmt.Sprintf("r%d", n)}, fmt.Errorf("e%d", n)
+				return authz.Result{Decision: authz.Allow, Reason: fmt.Sprintf("r%d", n)}, fmt.Errorf("e%d", n)
 			})
-			c := celenv.NewCachingAuthorizer(backend)
+			c := authz.NewCaching(backend)
 			for i, call := range tc.calls {
 				res, err := c.Authorize(t.Context(), call.attrs)
 				got := fmt.Sprintf("%v/%s/%v", res.Decision, res.Reason, err)
@@ -631,7 +625,7 @@ func TestCachingAuthorizer(t *testing.T) {
 }
 
 func TestCachingAuthorizerNil(t *testing.T) {
-	if got := celenv.NewCachingAuthorizer(nil); got != nil {
+	if got := authz.NewCaching(nil); got != nil {
 		t.Errorf("NewCachingAuthorizer(nil) = %v, want nil", got)
 	}
 }
@@ -639,13 +633,13 @@ func TestCachingAuthorizerNil(t *testing.T) {
 func TestCachingAuthorizerConcurrent(t *testing.T) {
 	var mu sync.Mutex
 	calls := map[string]int{}
-	backend := celenv.AuthorizerFunc(func(_ context.Context, a celenv.AuthzAttributes) (celenv.AuthzResult, error) {
+	backend := authz.AuthorizerFunc(func(_ context.Context, a authz.Attributes) (authz.Result, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		calls[a.Verb]++
-		return celenv.AuthzResult{Decision: celenv.AuthzDecisionAllow, Reason: a.Verb}, nil
+		return authz.Result{Decision: authz.Allow, Reason: a.Verb}, nil
 	})
-	c := celenv.NewCachingAuthorizer(backend)
+	c := authz.NewCaching(backend)
 	env := newAuthzEnv(t)
 	var wg sync.WaitGroup
 	for i := range 16 {
@@ -670,12 +664,12 @@ func TestCachingAuthorizerConcurrent(t *testing.T) {
 
 func TestAuthzDecisionText(t *testing.T) {
 	tests := []struct {
-		d    celenv.AuthzDecision
+		d    authz.Decision
 		want string
 	}{
-		{celenv.AuthzDecisionDeny, "Deny"},
-		{celenv.AuthzDecisionAllow, "Allow"},
-		{celenv.AuthzDecisionNoOpinion, "NoOpinion"},
+		{authz.Deny, "Deny"},
+		{authz.Allow, "Allow"},
+		{authz.NoOpinion, "NoOpinion"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
@@ -686,59 +680,54 @@ func TestAuthzDecisionText(t *testing.T) {
 			if err != nil || string(b) != tc.want {
 				t.Errorf("MarshalText() = %q, %v; want %q", b, err, tc.want)
 			}
-			var back celenv.AuthzDecision
+			var back authz.Decision
 			if err := back.UnmarshalText(b); err != nil || back != tc.d {
 				t.Errorf("UnmarshalText(%q) = %v, %v; want %v", b, back, err, tc.d)
 			}
 		})
 	}
-	if got := celenv.AuthzDecision(7).String(); got != "Unknown (7)" {
+	if got := authz.Decision(7).String(); got != "Unknown (7)" {
 		t.Errorf("String() = %q, want %q", got, "Unknown (7)")
 	}
-	if _, err := celenv.AuthzDecision(7).MarshalText(); err == nil {
+	if _, err := authz.Decision(7).MarshalText(); err == nil {
 		t.Errorf("MarshalText(7) = nil error, want an error")
 	}
-	var d celenv.AuthzDecision
+	var d authz.Decision
 	if err := d.UnmarshalText([]byte("allow")); err == nil || !strings.Contains(err.Error(), "invalid authorization decision") {
 		t.Errorf("UnmarshalText(allow) = %v, want an invalid decision error", err)
 	}
 }
 
-// ExampleNewAuthorizerValue binds the authorizer variable for one
-// evaluation, with decisions from a RuleAuthorizer.
-func ExampleNewAuthorizerValue() {
-	env, err := cel.NewEnv(celenv.Authz(), cel.Variable("authorizer", celenv.AuthorizerType))
+// ExampleAuthorizerValues binds the authorizer variable for one request,
+// with decisions from a RuleAuthorizer.
+func ExampleAuthorizerValues() {
+	env, err := celenv.New(celenv.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	ast, iss := env.Compile("authorizer.group('apps').resource('deployments').namespace('prod').check('delete').reason()")
-	if iss.Err() != nil {
-		fmt.Println(iss.Err())
-		return
-	}
-	prg, err := env.Program(ast)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	scope := env.NewScope(celenv.ScopeOptions{})
+	p := scope.Compile("authorizer.group('apps').resource('deployments').namespace('prod').check('delete').reason()",
+		celenv.Decls{Authorizer: true}, cel.StringType)
 	rules := celenv.RuleAuthorizer{
-		{Groups: []string{"admins"}, Verb: "delete", Decision: celenv.AuthzDecisionAllow, Reason: "admins may delete"},
-		{Namespace: "prod", Decision: celenv.AuthzDecisionDeny, Reason: "prod is protected"},
+		{Groups: []string{"admins"}, Verb: "delete", Decision: authz.Allow, Reason: "admins may delete"},
+		{Namespace: "prod", Decision: authz.Deny, Reason: "prod is protected"},
 	}
 	ctx := context.Background()
 	for _, user := range []authenticationv1.UserInfo{
 		{Username: "ann", Groups: []string{"admins"}},
 		{Username: "bob", Groups: []string{"devs"}},
 	} {
-		out, _, err := prg.ContextEval(ctx, map[string]any{
-			"authorizer": celenv.NewAuthorizerValue(ctx, celenv.NewCachingAuthorizer(rules), user),
+		authorizer, requestResource := celenv.AuthorizerValues(ctx, authz.NewCaching(rules), user, authz.RequestResource{
+			Group: "apps", Resource: "deployments", Namespace: "prod", Name: "web",
 		})
+		in := &celenv.Input{Authorizer: authorizer, RequestResource: requestResource}
+		res, err := scope.NewBatch(ctx, in, celenv.RuntimeBudget).Eval(p)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("%s: %v\n", user.Username, out)
+		fmt.Printf("%s: %v\n", user.Username, res.Value)
 	}
 	// Output:
 	// ann: admins may delete
@@ -750,7 +739,7 @@ func TestReadsAuthorizer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := env.NewScope(false, celenv.StoredExpressions)
+	s := env.NewScope(celenv.ScopeOptions{})
 	s.AddVariable("plain", "object.metadata.name")
 	s.AddVariable("allowed", "authorizer.group('apps').resource('deployments').check('create').allowed()")
 	s.AddVariable("nested", "variables.allowed")
@@ -767,7 +756,7 @@ func TestReadsAuthorizer(t *testing.T) {
 		{"has(variables.plain)", false},
 		{"has(object.authorizer)", false},
 	} {
-		p := s.Compile(tc.expr, celenv.Decls{Authorizer: true}, celenv.BoolResult)
+		p := s.Compile(tc.expr, celenv.Decls{Authorizer: true}, cel.BoolType)
 		if p.Err() != nil {
 			t.Fatalf("%s: %v", tc.expr, p.Err())
 		}

@@ -4,28 +4,13 @@ import (
 	"fmt"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/common/types"
 
 	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
-// Result types an expression may be required to have.
-var (
-	// BoolResult is required of validations and match conditions.
-	BoolResult = []*cel.Type{cel.BoolType}
-	// StringResult is required of message expressions.
-	StringResult = []*cel.Type{cel.StringType}
-	// StringOrNullResult is required of audit annotation value expressions.
-	StringOrNullResult = []*cel.Type{cel.StringType, cel.NullType}
-	// AnyResult accepts any type; variables use it.
-	AnyResult = []*cel.Type{cel.AnyType}
-)
-
-// Decls says which optional variables an expression may use.
+// Decls says which optional variables and types one expression may use,
+// beyond those its [Scope] declares.
 type Decls struct {
-	// Params declares `params`; the API server declares it exactly when the
-	// policy has a paramKind.
-	Params bool
 	// Authorizer declares `authorizer` and `authorizer.requestResource`.
 	// Message expressions are compiled without it.
 	Authorizer bool
@@ -42,6 +27,10 @@ type CompileError struct {
 	Detail string
 	// internal: see [CompileError.Internal].
 	internal bool
+	// Issues are cel-go's issues when the expression did not parse or
+	// check, else nil. Their String is the text after "compilation
+	// failed: ", which the type checker's warnings quote.
+	Issues *cel.Issues
 }
 
 // Error returns Detail.
@@ -90,123 +79,64 @@ func (p *Program) Err() *CompileError {
 // skip building those values for expressions that never look at them.
 func (p *Program) ReadsAuthorizer() bool { return p.readsAuthorizer }
 
-// OutputType returns the checked type of the expression, or nil when it did
-// not compile.
-func (p *Program) OutputType() *cel.Type { return p.outputType }
-
-// Scope compiles the expressions of one policy. Variables added with
-// [Scope.AddVariable] become fields of `variables` for the expressions
-// compiled after them, in order, as the API server composes them. A Scope is
-// built by one goroutine; after the last Compile it is immutable and may be
-// shared.
-type Scope struct {
-	env       *Env
-	params    bool
-	mode      Mode
-	vars      *objectType
-	provider  *typeProvider
-	envs      map[bool]*cel.Env     // keyed by authorizer
-	patchEnvs map[*cel.Env]*cel.Env // envs with Decls.PatchTypes, keyed by the env they extend
-	variables map[string]*Program
-	order     []string
-}
-
-// NewScope starts the compilation of one policy. params says whether the
-// policy has a paramKind.
-func (e *Env) NewScope(params bool, mode Mode) *Scope {
-	return &Scope{env: e, params: params, mode: mode, variables: map[string]*Program{}}
-}
-
-// celEnv returns the environment for expressions with the given authorizer
-// declaration. Until a variable exists the shared base environments serve;
-// the first variable derives environments whose `variables` type is this
-// scope's own.
-func (s *Scope) celEnv(authorizer bool) (*cel.Env, error) {
-	base := s.env.envs[declKey{params: s.params, authorizer: authorizer, mode: s.mode}]
-	if s.vars == nil {
-		return base, nil
-	}
-	if env, ok := s.envs[authorizer]; ok {
-		return env, nil
-	}
-	p := newTypeProvider(base.CELTypeProvider(), s.vars)
-	env, err := base.Extend(cel.CustomTypeProvider(p), cel.CustomTypeAdapter(p))
-	if err != nil {
-		return nil, err
-	}
-	s.envs[authorizer] = env
-	return env, nil
-}
-
-// AddVariable compiles a variable (with the authorizer declared, as the API
-// server does) and makes it visible to later expressions as
-// variables.<name>. A compile error is not reported here: it surfaces when an
-// expression reads the variable. A later variable of the same name replaces
-// an earlier one.
-func (s *Scope) AddVariable(name, expression string) *Program {
-	p := s.Compile(expression, Decls{Params: s.params, Authorizer: true}, AnyResult)
-	if s.vars == nil {
-		s.vars = newObjectType(VariablesTypeName, map[string]*types.Type{})
-		s.envs = map[bool]*cel.Env{}
-	}
-	s.vars.fields[name] = variableFieldType(p.outputType)
-	if _, seen := s.variables[name]; !seen {
-		s.order = append(s.order, name)
-	}
-	s.variables[name] = p
-	return p
-}
-
-// Compile compiles one expression whose result must have one of the want
-// types. d.Params is ignored: the scope decides whether params exist.
-func (s *Scope) Compile(expression string, d Decls, want []*cel.Type) *Program {
-	p := &Program{expression: expression}
-	env, err := s.compileEnv(d)
-	if err != nil {
-		p.err = internalError(fmt.Sprintf("unexpected error loading CEL environment: %v", err))
-		return p
-	}
-	ast, iss := env.Compile(expression)
+// compile compiles expression in env: its result must have one of the
+// want types (any type when want is empty). Scopes that evaluate also get
+// the programs and their cost estimates.
+func (s *Scope) compile(p *Program, env *cel.Env, want []*cel.Type) {
+	ast, iss := env.Compile(p.expression)
 	if iss != nil && iss.Err() != nil {
-		p.err = &CompileError{Detail: "compilation failed: " + iss.String()}
-		return p
+		p.err = &CompileError{Detail: "compilation failed: " + iss.String(), Issues: iss}
+		return
 	}
 	out := ast.OutputType()
-	ok := false
-	for _, t := range want {
-		if out.IsExactType(t) || cel.AnyType.IsExactType(t) {
-			ok = true
-			break
-		}
+	if err := checkResult(out, want); err != nil {
+		p.err = err
+		return
 	}
-	if !ok {
-		if len(want) == 1 {
-			p.err = &CompileError{Detail: fmt.Sprintf("must evaluate to %v but got %v", want[0].String(), out.String())}
-		} else {
-			p.err = &CompileError{Detail: fmt.Sprintf("must evaluate to one of %v but got %v", want, out.String())}
+	if !s.evaluates() {
+		// The API server's compiler builds the program in every
+		// environment; its type checker only checks.
+		compat := s.env.version
+		if s.mode == NewExpressions {
+			compat--
 		}
-		return p
-	}
-	if s.mode == NewExpressions {
-		if p.err = instantiate(env, ast, s.env.version-1); p.err != nil {
-			return p
+		if s.opts.Typed == nil {
+			p.err = instantiate(env, ast, compat)
 		}
-		p.outputType = out
-		return p
+		if p.err == nil {
+			p.outputType = out
+		}
+		return
 	}
-	opts := append(append([]cel.ProgramOption(nil), s.env.program...), cel.InterruptCheckFrequency(CheckFrequency))
+	p.outputType = out
+	opts := append(append([]cel.ProgramOption(nil), s.env.program...), cel.InterruptCheckFrequency(checkFrequency))
 	prog, err := env.Program(ast, opts...)
 	if err != nil {
 		p.err = internalError("program instantiation failed: " + err.Error())
-		return p
+		return
 	}
-	fast, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(CheckFrequency))
+	fast, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(checkFrequency))
 	if err != nil {
 		p.err = internalError("program instantiation failed: " + err.Error())
-		return p
+		return
 	}
 	p.prog, p.fast = prog, fast
-	p.outputType = out
 	s.estimateCosts(p, env, ast)
-	return p
+}
+
+// checkResult returns the API server's error for a result of type out
+// when want does not allow it.
+func checkResult(out *cel.Type, want []*cel.Type) *CompileError {
+	if len(want) == 0 {
+		return nil
+	}
+	for _, t := range want {
+		if out.IsExactType(t) || cel.AnyType.IsExactType(t) {
+			return nil
+		}
+	}
+	if len(want) == 1 {
+		return &CompileError{Detail: fmt.Sprintf("must evaluate to %v but got %v", want[0].String(), out.String())}
+	}
+	return &CompileError{Detail: fmt.Sprintf("must evaluate to one of %v but got %v", want, out.String())}
 }

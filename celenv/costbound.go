@@ -60,11 +60,11 @@ const (
 )
 
 var rootNames = map[string]inputRoots{
-	ObjectVar:    rootObject,
-	OldObjectVar: rootOldObject,
-	ParamsVar:    rootParams,
-	RequestVar:   rootRequest,
-	NamespaceVar: rootNamespace,
+	objectVar:    rootObject,
+	oldObjectVar: rootOldObject,
+	paramsVar:    rootParams,
+	requestVar:   rootRequest,
+	namespaceVar: rootNamespace,
 }
 
 // safetyFactor keeps an untracked expression this many times below the
@@ -74,7 +74,7 @@ const safetyFactor = 2
 
 // untrackedLimit is the largest estimate that lets an expression run
 // untracked.
-const untrackedLimit = PerCallLimit / safetyFactor
+const untrackedLimit = perCallLimit / safetyFactor
 
 // boundAt returns the estimated cost bound of p for inputs of class c and
 // whether it lets p run untracked.
@@ -100,9 +100,9 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 			continue
 		}
 		switch r.Name {
-		case VariablesVar:
+		case variablesVar:
 			p.readsVariables = true
-		case AuthorizerVar, RequestResourceVar:
+		case authorizerVar, requestResourceVar:
 			p.readsAuthorizer = true
 		}
 	}
@@ -222,7 +222,7 @@ func valuePaths(ps pathSet, e celast.Expr, variables map[string]*Program) {
 			}
 		case celast.SelectKind:
 			sel := e.AsSelect()
-			if op := sel.Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == VariablesVar {
+			if op := sel.Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == variablesVar {
 				if v := variables[sel.FieldName()]; v != nil {
 					ps.addUnder(v.valuePaths, rest)
 				}
@@ -252,7 +252,7 @@ func variablesRead(e celast.Expr) (names map[string]bool, all bool) {
 		switch e.Kind() {
 		case celast.SelectKind:
 			// Visited before its operand.
-			if op := e.AsSelect().Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == VariablesVar {
+			if op := e.AsSelect().Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == variablesVar {
 				if names == nil {
 					names = map[string]bool{}
 				}
@@ -260,7 +260,7 @@ func variablesRead(e celast.Expr) (names map[string]bool, all bool) {
 				selected[op.ID()] = true
 			}
 		case celast.IdentKind:
-			if e.AsIdent() == VariablesVar && !selected[e.ID()] {
+			if e.AsIdent() == variablesVar && !selected[e.ID()] {
 				all = true
 			}
 		}
@@ -327,7 +327,7 @@ func isInputPath(e celast.Expr, variables map[string]*Program) bool {
 		if sel.IsTestOnly() {
 			return false
 		}
-		if op := sel.Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == VariablesVar {
+		if op := sel.Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == variablesVar {
 			v := variables[sel.FieldName()]
 			return v != nil && v.inputPath
 		}
@@ -457,7 +457,7 @@ func (s inputSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 		s.read.add(r, estimatorSteps(path[1:]))
 		return &checker.SizeEstimate{Min: 0, Max: s.bound}
 	}
-	if path[0] == VariablesVar && len(path) >= 2 {
+	if path[0] == variablesVar && len(path) >= 2 {
 		if v := s.variables[path[1]]; v != nil && v.inputPath {
 			s.read.addUnder(v.valuePaths, estimatorSteps(path[2:]))
 			return &checker.SizeEstimate{Min: 0, Max: s.bound}

@@ -14,12 +14,20 @@
 // NewExpressions answers "would a 1.33 API server accept this policy?":
 //
 //	env, _ := celenv.New(celenv.Options{Version: celenv.Version1_33})
-//	p := env.NewScope(false, celenv.NewExpressions).Compile(expr, celenv.Decls{}, celenv.BoolResult)
+//	scope := env.NewScope(celenv.ScopeOptions{}).WithMode(celenv.NewExpressions)
+//	p := scope.Compile(expr, celenv.Decls{}, cel.BoolType)
 //	if err := p.Err(); err != nil { ... } // err.Detail is the API server's text
 //
 // A [Scope] compiles the expressions of one policy, adding its variables in
 // order; a [Batch] evaluates them against one request with a shared cost
-// budget and a memo of variable values.
+// budget and a memo of variable values. [ScopeOptions] choose what a scope
+// is for: evaluation (the zero value), type-checking as the API server
+// validates created and updated policies (CheckOnly, NoVariables), or
+// type-checking against schemas (Typed); [Scope.WithMode] picks the
+// environment of each expression.
+//
+// The `authorizer` variable is backed by an [authz.Authorizer], whose
+// checks [AuthorizerValues] binds for one request.
 //
 // # Cost tracking
 //
@@ -42,11 +50,12 @@
 // and charge disagree), and vapkit's tests compare every measured cost of
 // the conformance cases and of thousands of generated ones with its bound.
 //
-// The package also exports the rules that only matter with schemas: property
-// name escaping ([Escape], [Unescape]) and list-type semantics ([ListType],
-// [ListValue], [EqualLists], [ConcatLists]). Admission policies never use them
-// at runtime, since the API server evaluates object, oldObject and params
-// without schemas, but type checking and schema-aware evaluation do.
+// The rules that only matter with schemas live in sub-packages: property
+// name escaping in [github.com/vapkit/vapkit/celenv/escaping] and list-type
+// semantics in [github.com/vapkit/vapkit/celenv/listtype]. Admission
+// policies never use them at runtime, since the API server evaluates
+// object, oldObject and params without schemas, but type checking and
+// schema-aware evaluation do.
 //
 // # Concurrency
 //

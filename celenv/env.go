@@ -3,6 +3,7 @@ package celenv
 import (
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -16,8 +17,8 @@ import (
 
 // Cost limits of the API server (k8s.io/apiserver pkg/apis/cel/config.go).
 const (
-	// PerCallLimit is the most one expression evaluation may cost.
-	PerCallLimit = 1_000_000
+	// perCallLimit is the most one expression evaluation may cost.
+	perCallLimit = 1_000_000
 	// RuntimeBudget is what one (policy, binding, param) evaluation may spend
 	// on its validations and message expressions, and again on its audit
 	// annotations.
@@ -25,24 +26,21 @@ const (
 	// MatchConditionsBudget is what the match conditions of one
 	// (policy, binding, param) evaluation may spend.
 	MatchConditionsBudget = 2_500_000
-	// CheckFrequency is how many comprehension iterations pass between two
+	// checkFrequency is how many comprehension iterations pass between two
 	// checks for cancellation.
-	CheckFrequency = 100
-	// MaxMessageExpressionLength is the longest messageExpression result, in
-	// bytes, that is used as a denial message.
-	MaxMessageExpressionLength = 5 * 1024
+	checkFrequency = 100
 )
 
 // Names of the variables of the admission environment.
 const (
-	ObjectVar          = "object"
-	OldObjectVar       = "oldObject"
-	ParamsVar          = "params"
-	RequestVar         = "request"
-	NamespaceVar       = "namespaceObject"
-	AuthorizerVar      = "authorizer"
-	RequestResourceVar = "authorizer.requestResource"
-	VariablesVar       = "variables"
+	objectVar          = "object"
+	oldObjectVar       = "oldObject"
+	paramsVar          = "params"
+	requestVar         = "request"
+	namespaceVar       = "namespaceObject"
+	authorizerVar      = "authorizer"
+	requestResourceVar = "authorizer.requestResource"
+	variablesVar       = "variables"
 )
 
 // Mode chooses between the two environments the API server keeps.
@@ -93,11 +91,11 @@ func baseOptions() []versionedOption {
 			cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
 		}, program: []cel.ProgramOption{
 			cel.EvalOptions(cel.OptOptimize, cel.OptTrackCost),
-			cel.CostLimit(PerCallLimit),
+			cel.CostLimit(perCallLimit),
 			cel.CostTrackerOptions(interpreter.PresenceTestHasCost(false)),
 		}},
 		{removed: Version1_37, env: []cel.EnvOption{library.Lists(0)}},
-		{env: []cel.EnvOption{Authz()}},
+		{env: []cel.EnvOption{authzLibrary()}},
 		{env: []cel.EnvOption{cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(), library.Quantity()}},
 		{env: []cel.EnvOption{cel.ASTValidators(
 			cel.ValidateDurationLiterals(),
@@ -109,7 +107,7 @@ func baseOptions() []versionedOption {
 		{env: []cel.EnvOption{ext.Sets()}},
 		{introduced: Version1_30, env: []cel.EnvOption{library.IP(), library.CIDR()}},
 		{introduced: Version1_31, env: []cel.EnvOption{library.Format()}},
-		{introduced: Version1_31, env: []cel.EnvOption{AuthzSelectors()}},
+		{introduced: Version1_31, env: []cel.EnvOption{authzSelectorsLibrary()}},
 		{introduced: Version1_32, env: []cel.EnvOption{ext.TwoVarComprehensions()}},
 		{introduced: Version1_33, env: []cel.EnvOption{library.Semver(1)}},
 		{introduced: Version1_34, env: []cel.EnvOption{ext.Lists(ext.ListsVersion(3))}},
@@ -147,11 +145,22 @@ type Env struct {
 	version Version
 	envs    map[declKey]*cel.Env
 	program []cel.ProgramOption
+	// libs are the libraries of each mode, without variables.
+	libs [2]libraryEnvs
 	// custom is set when Options.Extra added functions whose costs no
 	// estimate knows, so every evaluation is tracked.
 	custom bool
 	// paths numbers the size paths of the programs compiled.
 	paths *celvalue.PathTable
+}
+
+// libraryEnvs are the libraries of one mode: withExtra has Options.Extra,
+// plain (built on first use, when there are extras) has not.
+type libraryEnvs struct {
+	withExtra *cel.Env
+	once      sync.Once
+	plain     *cel.Env
+	err       error
 }
 
 // New builds the environments of the chosen Kubernetes version.
@@ -164,77 +173,101 @@ func New(opts Options) (*Env, error) {
 		return nil, fmt.Errorf("unsupported Kubernetes version %s: supported versions are %s to %s", v, MinVersion, MaxVersion)
 	}
 	e := &Env{version: v, envs: make(map[declKey]*cel.Env, 8), custom: len(opts.Extra) > 0, paths: &celvalue.PathTable{}}
+	for _, o := range baseOptions() {
+		if o.available(v) {
+			e.program = append(e.program, o.program...)
+		}
+	}
 	for _, mode := range []Mode{StoredExpressions, NewExpressions} {
 		// A server of version v stores what it knows (every option of v that
 		// is not removed by v); it accepts new expressions as of v-1.
-		compat := v
-		if mode == NewExpressions {
-			compat = v - 1
-		}
-		var envOpts []cel.EnvOption
-		var progOpts []cel.ProgramOption
-		for _, o := range baseOptions() {
-			if o.available(compat) {
-				envOpts = append(envOpts, o.env...)
-				progOpts = append(progOpts, o.program...)
-			}
-		}
-		envOpts = append(envOpts, opts.Extra...)
-		base, err := cel.NewEnv(envOpts...)
+		base, err := newLibraryEnv(v, mode, opts.Extra)
 		if err != nil {
 			return nil, fmt.Errorf("building CEL environment: %w", err)
 		}
-		objs := append(requestTypes(), namespaceTypes()...)
-		objs = append(objs, newObjectType(VariablesTypeName, map[string]*types.Type{}))
-		provider := newTypeProvider(base.CELTypeProvider(), objs...)
-		for _, params := range []bool{false, true} {
-			for _, authz := range []bool{false, true} {
-				vars := []cel.EnvOption{
-					cel.CustomTypeProvider(provider),
-					cel.CustomTypeAdapter(provider),
-					cel.Variable(ObjectVar, cel.DynType),
-					cel.Variable(OldObjectVar, cel.DynType),
-					cel.Variable(NamespaceVar, cel.ObjectType(NamespaceTypeName)),
-					cel.Variable(RequestVar, cel.ObjectType(RequestTypeName)),
-					cel.Variable(VariablesVar, cel.ObjectType(VariablesTypeName)),
-				}
-				if params {
-					vars = append(vars, cel.Variable(ParamsVar, cel.DynType))
-				}
-				if authz {
-					vars = append(vars,
-						cel.Variable(AuthorizerVar, AuthorizerType),
-						cel.Variable(RequestResourceVar, ResourceCheckType))
-				}
-				env, err := base.Extend(vars...)
-				if err != nil {
-					return nil, fmt.Errorf("building CEL environment: %w", err)
-				}
-				e.envs[declKey{params: params, authorizer: authz, mode: mode}] = env
-			}
-		}
-		if mode == StoredExpressions {
-			e.program = progOpts
+		e.libs[mode].withExtra = base
+		if err := e.declare(base, mode); err != nil {
+			return nil, fmt.Errorf("building CEL environment: %w", err)
 		}
 	}
 	return e, nil
 }
 
+// declare builds the environments of mode from its libraries, one for
+// each combination of the optional variables.
+func (e *Env) declare(base *cel.Env, mode Mode) error {
+	objs := append(requestTypes(), namespaceTypes()...)
+	objs = append(objs, newObjectType(variablesTypeName, map[string]*types.Type{}))
+	provider := newTypeProvider(base.CELTypeProvider(), objs...)
+	for _, params := range []bool{false, true} {
+		for _, authz := range []bool{false, true} {
+			vars := []cel.EnvOption{
+				cel.CustomTypeProvider(provider),
+				cel.CustomTypeAdapter(provider),
+				cel.Variable(objectVar, cel.DynType),
+				cel.Variable(oldObjectVar, cel.DynType),
+				cel.Variable(namespaceVar, cel.ObjectType(namespaceTypeName)),
+				cel.Variable(requestVar, cel.ObjectType(requestTypeName)),
+				cel.Variable(variablesVar, cel.ObjectType(variablesTypeName)),
+			}
+			if params {
+				vars = append(vars, cel.Variable(paramsVar, cel.DynType))
+			}
+			if authz {
+				vars = append(vars,
+					cel.Variable(authorizerVar, authorizerType),
+					cel.Variable(requestResourceVar, resourceCheckType))
+			}
+			env, err := base.Extend(vars...)
+			if err != nil {
+				return err
+			}
+			e.envs[declKey{params: params, authorizer: authz, mode: mode}] = env
+		}
+	}
+	return nil
+}
+
 // Version returns the Kubernetes version e imitates.
 func (e *Env) Version() Version { return e.version }
 
-// CELEnv returns the underlying cel-go environment of the given mode with the
-// variables d declares (`variables` is declared with no fields). It lets
-// callers inspect the declared functions and macros or compile expressions
-// with cel-go directly; programs built from it need [Env.ProgramOptions] to
-// be costed as the API server costs them. It returns nil for an unknown mode.
-func (e *Env) CELEnv(mode Mode, d Decls) *cel.Env {
-	return e.envs[declKey{params: d.Params, authorizer: d.Authorizer, mode: mode}]
+// library returns the libraries of mode, without variables: those of
+// Options.Extra too when extra is set. The environments without Extra are
+// built on first use, for check-only scopes.
+func (e *Env) library(mode Mode, extra bool) (*cel.Env, error) {
+	l := &e.libs[mode]
+	if extra || !e.custom {
+		return l.withExtra, nil
+	}
+	l.once.Do(func() { l.plain, l.err = newLibraryEnv(e.version, mode, nil) })
+	return l.plain, l.err
 }
 
-// ProgramOptions returns the program options the API server uses for
+// newLibraryEnv builds the libraries of mode at version v, and extra.
+func newLibraryEnv(v Version, mode Mode, extra []cel.EnvOption) (*cel.Env, error) {
+	compat := v
+	if mode == NewExpressions {
+		compat = v - 1
+	}
+	var opts []cel.EnvOption
+	for _, o := range baseOptions() {
+		if o.available(compat) {
+			opts = append(opts, o.env...)
+		}
+	}
+	return cel.NewEnv(append(opts, extra...)...)
+}
+
+// celEnv returns the cel-go environment of mode declaring params and the
+// authorizer when asked (`variables` has no fields), for the conformance
+// harness through internal/celbridge.
+func (e *Env) celEnv(mode Mode, params, authorizer bool) *cel.Env {
+	return e.envs[declKey{params: params, authorizer: authorizer, mode: mode}]
+}
+
+// programOptions returns the program options the API server uses for
 // admission expressions: optimisation, cost tracking with the Kubernetes
 // call costs, the per-call cost limit and the interrupt check frequency.
-func (e *Env) ProgramOptions() []cel.ProgramOption {
-	return append(append([]cel.ProgramOption(nil), e.program...), cel.InterruptCheckFrequency(CheckFrequency))
+func (e *Env) programOptions() []cel.ProgramOption {
+	return append(append([]cel.ProgramOption(nil), e.program...), cel.InterruptCheckFrequency(checkFrequency))
 }

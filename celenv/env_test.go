@@ -8,6 +8,7 @@ import (
 	"github.com/google/cel-go/cel"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/celbridge"
 )
 
 // never marks an expression that no supported version accepts.
@@ -64,7 +65,7 @@ func TestVersionGating(t *testing.T) {
 					from, label = tc.new, "new"
 				}
 				t.Run(fmt.Sprintf("%s/%s/%s", tc.name, v, label), func(t *testing.T) {
-					p := envs[v].NewScope(false, mode).Compile(tc.expr, celenv.Decls{Authorizer: tc.authz}, celenv.BoolResult)
+					p := envs[v].NewScope(celenv.ScopeOptions{}).WithMode(mode).Compile(tc.expr, celenv.Decls{Authorizer: tc.authz}, cel.BoolType)
 					want := from != never && v >= from
 					if got := p.Err() == nil; got != want {
 						t.Errorf("Compile(%q) at %s %s: compiles = %v, want %v (error: %v)", tc.expr, v, label, got, want, p.Err())
@@ -95,20 +96,20 @@ func TestNewDefaultVersion(t *testing.T) {
 	}
 }
 
-// TestCELEnv compiles and runs an expression with the exposed cel-go
-// environment and program options, and checks which variables each
-// declaration set provides.
+// TestCELEnv compiles and runs an expression with the cel-go environment
+// and program options the harnesses reach through celbridge, and checks
+// which variables each declaration set provides.
 func TestCELEnv(t *testing.T) {
 	e, err := celenv.New(celenv.Options{Version: celenv.Version1_37})
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := e.CELEnv(celenv.StoredExpressions, celenv.Decls{})
+	env := celbridge.Env(e, false, false, false)
 	ast, iss := env.Compile("[1, 2, 3].includes(object.n)")
 	if iss.Err() != nil {
 		t.Fatalf("Compile error: %v", iss.Err())
 	}
-	prg, err := env.Program(ast, e.ProgramOptions()...)
+	prg, err := env.Program(ast, celbridge.ProgramOptions(e)...)
 	if err != nil {
 		t.Fatalf("Program error: %v", err)
 	}
@@ -121,20 +122,20 @@ func TestCELEnv(t *testing.T) {
 	}
 
 	tests := []struct {
-		d       celenv.Decls
-		expr    string
-		wantErr string
+		params, authorizer bool
+		expr               string
+		wantErr            string
 	}{
-		{d: celenv.Decls{}, expr: "params", wantErr: "undeclared reference to 'params'"},
-		{d: celenv.Decls{Params: true}, expr: "params"},
-		{d: celenv.Decls{}, expr: "authorizer", wantErr: "undeclared reference to 'authorizer'"},
-		{d: celenv.Decls{Authorizer: true}, expr: "authorizer.requestResource.check('get')"},
-		{d: celenv.Decls{}, expr: "request.userInfo.username + namespaceObject.metadata.name"},
-		{d: celenv.Decls{}, expr: "variables"},
+		{expr: "params", wantErr: "undeclared reference to 'params'"},
+		{params: true, expr: "params"},
+		{expr: "authorizer", wantErr: "undeclared reference to 'authorizer'"},
+		{authorizer: true, expr: "authorizer.requestResource.check('get')"},
+		{expr: "request.userInfo.username + namespaceObject.metadata.name"},
+		{expr: "variables"},
 	}
 	for _, tc := range tests {
-		t.Run(fmt.Sprintf("%+v/%s", tc.d, tc.expr), func(t *testing.T) {
-			_, iss := e.CELEnv(celenv.NewExpressions, tc.d).Compile(tc.expr)
+		t.Run(fmt.Sprintf("%v/%v/%s", tc.params, tc.authorizer, tc.expr), func(t *testing.T) {
+			_, iss := celbridge.Env(e, true, tc.params, tc.authorizer).Compile(tc.expr)
 			var got string
 			if iss.Err() != nil {
 				got = iss.Err().Error()
@@ -153,16 +154,13 @@ func TestCompileErrorText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := e.NewScope(false, celenv.NewExpressions).Compile("isSemver('1.0.0')", celenv.Decls{}, celenv.BoolResult)
+	p := e.NewScope(celenv.ScopeOptions{}).WithMode(celenv.NewExpressions).Compile("isSemver('1.0.0')", celenv.Decls{}, cel.BoolType)
 	want := "compilation failed: ERROR: <input>:1:9: undeclared reference to 'isSemver' (in container '')\n | isSemver('1.0.0')\n | ........^"
 	if p.Err() == nil || p.Err().Detail != want {
 		t.Errorf("Compile(isSemver) error = %v, want %q", p.Err(), want)
 	}
-	if got := p.OutputType(); got != nil {
-		t.Errorf("OutputType() = %v, want nil", got)
-	}
-	ok := e.NewScope(false, celenv.StoredExpressions).Compile("isSemver('1.0.0')", celenv.Decls{}, celenv.BoolResult)
-	if ok.Err() != nil || !ok.OutputType().IsExactType(cel.BoolType) {
-		t.Errorf("stored Compile(isSemver) = %v, %v; want bool, nil", ok.OutputType(), ok.Err())
+	ok := e.NewScope(celenv.ScopeOptions{}).Compile("isSemver('1.0.0')", celenv.Decls{}, cel.BoolType)
+	if ok.Err() != nil {
+		t.Errorf("stored Compile(isSemver) = %v; want nil", ok.Err())
 	}
 }

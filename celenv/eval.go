@@ -14,6 +14,7 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/interpreter"
 
+	"github.com/vapkit/vapkit/celenv/escaping"
 	"github.com/vapkit/vapkit/internal/celvalue"
 	"github.com/vapkit/vapkit/internal/costcheck"
 )
@@ -300,21 +301,21 @@ var _ interpreter.Activation = (*activation)(nil)
 
 func (a *activation) ResolveName(name string) (any, bool) {
 	switch name {
-	case ObjectVar:
+	case objectVar:
 		return celvalue.Resolve(a.in.Object), true
-	case OldObjectVar:
+	case oldObjectVar:
 		return celvalue.Resolve(a.in.OldObject), true
-	case ParamsVar:
+	case paramsVar:
 		return celvalue.Resolve(a.in.Params), true
-	case RequestVar:
+	case requestVar:
 		return celvalue.Resolve(a.in.Request), true
-	case NamespaceVar:
+	case namespaceVar:
 		return celvalue.Resolve(a.in.Namespace), true
-	case AuthorizerVar:
+	case authorizerVar:
 		return a.in.Authorizer, a.in.Authorizer != nil
-	case RequestResourceVar:
+	case requestResourceVar:
 		return a.in.RequestResource, a.in.RequestResource != nil
-	case VariablesVar:
+	case variablesVar:
 		return a.vars, true
 	}
 	return nil, false
@@ -333,7 +334,7 @@ var (
 	_ ref.Val       = (*lazyVariables)(nil)
 	_ traits.Mapper = (*lazyVariables)(nil)
 
-	variablesType = types.NewTypeValue(VariablesTypeName, traits.IndexerType|traits.FieldTesterType|traits.IterableType)
+	variablesType = types.NewTypeValue(variablesTypeName, traits.IndexerType|traits.FieldTesterType|traits.IterableType)
 )
 
 func (l *lazyVariables) resolve(name string) ref.Val {
@@ -397,7 +398,7 @@ func (l *lazyVariables) Find(key ref.Val) (ref.Val, bool) {
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(key), true
 	}
-	name, ok := Unescape(string(s))
+	name, ok := escaping.Unescape(string(s))
 	if !ok {
 		return nil, false
 	}
@@ -429,7 +430,7 @@ func (l *lazyVariables) Iterator() traits.Iterator {
 }
 
 func (l *lazyVariables) ConvertToNative(t reflect.Type) (any, error) {
-	return nil, fmt.Errorf("disallowed conversion from %q to %q", VariablesTypeName, t.Name())
+	return nil, fmt.Errorf("disallowed conversion from %q to %q", variablesTypeName, t.Name())
 }
 
 func (l *lazyVariables) ConvertToType(t ref.Type) ref.Val {
@@ -439,7 +440,7 @@ func (l *lazyVariables) ConvertToType(t ref.Type) ref.Val {
 	case types.TypeType:
 		return variablesType
 	}
-	return types.NewErr("disallowed conversion from %q to %q", VariablesTypeName, t.TypeName())
+	return types.NewErr("disallowed conversion from %q to %q", variablesTypeName, t.TypeName())
 }
 
 func (l *lazyVariables) Equal(other ref.Val) ref.Val {

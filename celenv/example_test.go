@@ -4,24 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/cel-go/cel"
+
 	"github.com/vapkit/vapkit/celenv"
 )
-
-func ExampleEscape() {
-	for _, name := range []string{"replicas", "namespace", "app.kubernetes.io/name", "a__b", "1st"} {
-		escaped, ok := celenv.Escape(name)
-		fmt.Printf("%q -> %q %v\n", name, escaped, ok)
-	}
-	name, ok := celenv.Unescape("app__dot__kubernetes__dot__io__slash__name")
-	fmt.Println(name, ok)
-	// Output:
-	// "replicas" -> "replicas" true
-	// "namespace" -> "__namespace__" true
-	// "app.kubernetes.io/name" -> "app__dot__kubernetes__dot__io__slash__name" true
-	// "a__b" -> "a__underscores__b" true
-	// "1st" -> "" false
-	// app.kubernetes.io/name true
-}
 
 // ExampleNew asks whether API servers of two versions accept a policy that
 // uses the semver library, introduced in Kubernetes 1.33: a 1.33 server
@@ -36,7 +22,7 @@ func ExampleNew() {
 			return
 		}
 		for _, mode := range []celenv.Mode{celenv.NewExpressions, celenv.StoredExpressions} {
-			p := env.NewScope(false, mode).Compile(expr, celenv.Decls{}, celenv.BoolResult)
+			p := env.NewScope(celenv.ScopeOptions{}).WithMode(mode).Compile(expr, celenv.Decls{}, cel.BoolType)
 			fmt.Printf("%s %s: accepted=%v\n", v, mode, p.Err() == nil)
 		}
 	}
@@ -46,8 +32,8 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	scope := env.NewScope(false, celenv.StoredExpressions)
-	p := scope.Compile(expr, celenv.Decls{}, celenv.BoolResult)
+	scope := env.NewScope(celenv.ScopeOptions{})
+	p := scope.Compile(expr, celenv.Decls{}, cel.BoolType)
 	in := &celenv.Input{Object: map[string]any{"spec": map[string]any{"version": "1.2.3"}}}
 	res, err := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget).Eval(p)
 	fmt.Println(res.Value, res.Err, res.Cost, err)
@@ -68,8 +54,8 @@ func ExampleBatch_Untracked() {
 		fmt.Println(err)
 		return
 	}
-	scope := env.NewScope(false, celenv.StoredExpressions)
-	p := scope.Compile("object.spec.containers.all(c, c.image.startsWith('registry.example.com/'))", celenv.Decls{}, celenv.BoolResult)
+	scope := env.NewScope(celenv.ScopeOptions{})
+	p := scope.Compile("object.spec.containers.all(c, c.image.startsWith('registry.example.com/'))", celenv.Decls{}, cel.BoolType)
 	pod := map[string]any{"spec": map[string]any{"containers": []any{
 		map[string]any{"image": "registry.example.com/web:1.0"},
 		map[string]any{"image": "registry.example.com/sidecar:2.1"},

@@ -42,7 +42,7 @@ func programOptionsAt(compat Version) []cel.ProgramOption {
 // "program instantiation failed". compat is the version the environment
 // was built for (one minor lower than the server for new expressions).
 func instantiate(env *cel.Env, ast *cel.Ast, compat Version) *CompileError {
-	opts := append(programOptionsAt(compat), cel.InterruptCheckFrequency(CheckFrequency))
+	opts := append(programOptionsAt(compat), cel.InterruptCheckFrequency(checkFrequency))
 	if _, err := env.Program(ast, opts...); err != nil {
 		return internalError("program instantiation failed: " + err.Error())
 	}

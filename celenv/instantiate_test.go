@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/cel-go/cel"
+
 	"github.com/vapkit/vapkit/celenv"
 )
 
@@ -42,10 +44,10 @@ func TestProgramInstantiation(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, mode := range []celenv.Mode{celenv.StoredExpressions, celenv.NewExpressions} {
-				p := env.NewScope(false, mode).Compile(tc.expr, celenv.Decls{}, celenv.BoolResult)
+				p := env.NewScope(celenv.ScopeOptions{}).WithMode(mode).Compile(tc.expr, celenv.Decls{}, cel.BoolType)
 				check(t, "Scope "+mode.String(), p.Err(), tc.want)
-				vs := env.NewValidationScope(false)
-				check(t, "ValidationScope "+mode.String(), vs.Check(tc.expr, celenv.Decls{Authorizer: true}, celenv.BoolResult, mode), tc.want)
+				vs := env.NewScope(celenv.ScopeOptions{CheckOnly: true, NoVariables: true}).WithMode(mode)
+				check(t, "check-only Scope "+mode.String(), vs.Compile(tc.expr, celenv.Decls{Authorizer: true}, cel.BoolType).Err(), tc.want)
 			}
 		})
 	}
@@ -58,7 +60,7 @@ func TestCompileErrorInternal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New() = %v", err)
 	}
-	p := env.NewScope(false, celenv.NewExpressions).Compile("1 + ''", celenv.Decls{}, celenv.BoolResult)
+	p := env.NewScope(celenv.ScopeOptions{}).WithMode(celenv.NewExpressions).Compile("1 + ''", celenv.Decls{}, cel.BoolType)
 	if p.Err() == nil || p.Err().Internal() {
 		t.Errorf("Compile(1 + '') error = %v, want a non-internal compile error", p.Err())
 	}

@@ -68,8 +68,8 @@ func TestMutationExpressions(t *testing.T) {
 				if want == nil {
 					want = []*cel.Type{patchtypes.ObjectType}
 				}
-				s := env.NewScope(false, celenv.StoredExpressions)
-				p := s.Compile(tc.expr, celenv.Decls{Authorizer: true, PatchTypes: true}, want)
+				s := env.NewScope(celenv.ScopeOptions{})
+				p := s.Compile(tc.expr, celenv.Decls{Authorizer: true, PatchTypes: true}, want...)
 				if tc.compileErr != "" {
 					if p.Err() == nil || !strings.Contains(p.Err().Detail, tc.compileErr) {
 						t.Fatalf("Compile(%q) error = %v, want it to contain %q", tc.expr, p.Err(), tc.compileErr)
@@ -147,17 +147,17 @@ func TestVariablesDoNotSeePatchTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := env.NewScope(false, celenv.StoredExpressions)
+	s := env.NewScope(celenv.ScopeOptions{})
 	v := s.AddVariable("o", `Object.spec{replicas: 1}`)
 	if v.Err() == nil || !strings.Contains(v.Err().Detail, "undeclared reference to 'Object.spec'") {
 		t.Fatalf("variable error = %v, want undeclared reference to 'Object.spec'", v.Err())
 	}
 	s.AddVariable("l", `[]`)
-	p := s.Compile(`[JSONPatch{op: "add", path: "/x", value: 1}] + variables.l`, celenv.Decls{Authorizer: true, PatchTypes: true}, jp)
+	p := s.Compile(`[JSONPatch{op: "add", path: "/x", value: 1}] + variables.l`, celenv.Decls{Authorizer: true, PatchTypes: true}, jp...)
 	if p.Err() == nil || p.Err().Detail != "must evaluate to list(JSONPatch) but got list(dyn)" {
 		t.Fatalf("Compile error = %v, want must evaluate to list(JSONPatch) but got list(dyn)", p.Err())
 	}
-	p = s.Compile(`Object{}`, celenv.Decls{Authorizer: true}, []*cel.Type{patchtypes.ObjectType})
+	p = s.Compile(`Object{}`, celenv.Decls{Authorizer: true}, patchtypes.ObjectType)
 	if p.Err() == nil || !strings.Contains(p.Err().Detail, "undeclared reference to 'Object'") {
 		t.Fatalf("Compile without PatchTypes error = %v, want undeclared reference", p.Err())
 	}

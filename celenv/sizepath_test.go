@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/cel-go/cel"
+
 	"github.com/vapkit/vapkit/celenv"
 )
 
@@ -18,7 +20,7 @@ func TestUntrackedSizesWhatIsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scope := env.NewScope(false, celenv.StoredExpressions)
+	scope := env.NewScope(celenv.ScopeOptions{})
 	scope.AddVariable("first", "object.spec.containers[0]")
 	pod := func(image, note, name string) map[string]any {
 		return map[string]any{
@@ -42,7 +44,7 @@ func TestUntrackedSizesWhatIsRead(t *testing.T) {
 		{"object.spec.containers.exists(c, c.name.matches('x+'))", []int{2}},
 		{"has(object.metadata.labels) || object.metadata.name.matches('p')", nil},
 	} {
-		p := scope.Compile(tc.expr, celenv.Decls{}, celenv.BoolResult)
+		p := scope.Compile(tc.expr, celenv.Decls{}, cel.BoolType)
 		if p.Err() != nil {
 			t.Fatalf("%s: %v", tc.expr, p.Err())
 		}
@@ -74,8 +76,8 @@ func TestSizesReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scope := env.NewScope(false, celenv.StoredExpressions)
-	p := scope.Compile("object.metadata.name.matches('^a+$')", celenv.Decls{}, celenv.BoolResult)
+	scope := env.NewScope(celenv.ScopeOptions{})
+	p := scope.Compile("object.metadata.name.matches('^a+$')", celenv.Decls{}, cel.BoolType)
 	meta := map[string]any{"name": "aaa"}
 	in := &celenv.Input{Object: map[string]any{"metadata": meta}}
 	var sizes celenv.Sizes

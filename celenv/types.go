@@ -12,9 +12,9 @@ import (
 
 // Names of the object types the admission environment declares.
 const (
-	RequestTypeName   = "kubernetes.AdmissionRequest"
-	NamespaceTypeName = "kubernetes.Namespace"
-	VariablesTypeName = "kubernetes.variables"
+	requestTypeName   = "kubernetes.AdmissionRequest"
+	namespaceTypeName = "kubernetes.Namespace"
+	variablesTypeName = "kubernetes.variables"
 )
 
 // objectType is a named CEL object type with declared fields. The values
@@ -46,7 +46,7 @@ func requestTypes() []*objectType {
 		"groups":   types.NewListType(types.StringType),
 		"extra":    types.NewMapType(types.StringType, types.NewListType(types.StringType)),
 	})
-	req := newObjectType(RequestTypeName, map[string]*types.Type{
+	req := newObjectType(requestTypeName, map[string]*types.Type{
 		"kind":               gvk.celType(),
 		"resource":           gvr.celType(),
 		"subResource":        types.StringType,
@@ -84,7 +84,7 @@ func namespaceTypes() []*objectType {
 		"deletionTimestamp": types.TimestampType, "generation": types.IntType,
 		"resourceVersion": types.StringType, "finalizers": strList,
 	})
-	ns := newObjectType(NamespaceTypeName, map[string]*types.Type{
+	ns := newObjectType(namespaceTypeName, map[string]*types.Type{
 		"metadata": meta.celType(), "spec": spec.celType(), "status": status.celType(),
 	})
 	return []*objectType{spec, cond, status, meta, ns}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/cel-go/cel"
+
 	"github.com/vapkit/vapkit/celenv"
 )
 
@@ -45,7 +47,7 @@ func TestLibrariesByVersion(t *testing.T) {
 			}
 			for _, p := range probes {
 				want := p.since <= compat && (p.until == 0 || compat < p.until)
-				prog := env.NewScope(false, mode).Compile(p.expr, celenv.Decls{Authorizer: true}, celenv.BoolResult)
+				prog := env.NewScope(celenv.ScopeOptions{}).WithMode(mode).Compile(p.expr, celenv.Decls{Authorizer: true}, cel.BoolType)
 				got := prog.Err() == nil
 				if got != want {
 					t.Errorf("%v %v: %s: compiles = %v (%v), want %v", v, mode, p.library, got, prog.Err(), want)

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 
+	"github.com/google/cel-go/cel"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -85,36 +86,47 @@ func (e *Evaluator) namespaceLookupError(err error) error {
 	return fmt.Errorf("namespace lookup failed; request aborted: %w", err)
 }
 
-// validationCompiler type-checks the expressions of API validation with
-// env's [celenv.ValidationScope], as the API server checks new objects; it
-// is [Refusals]' compiler. typecheck has the same adapter: apivalidation
-// may not import celenv.
+// validationCompiler type-checks with check-only [celenv.Scope]s, as the
+// API server checks new objects.
 type validationCompiler struct{ env *celenv.Env }
 
 func (c validationCompiler) NewScope(params bool) apivalidation.Scope {
-	return validationScope{c.env.NewValidationScope(params)}
+	return &validationScope{env: c.env, params: params,
+		s: c.env.NewScope(celenv.ScopeOptions{Params: params, CheckOnly: true, NoVariables: true})}
 }
 
-type validationScope struct{ s *celenv.ValidationScope }
+// validationScope checks without `variables` until Compose, then with it.
+type validationScope struct {
+	env      *celenv.Env
+	params   bool
+	composed bool
+	s        *celenv.Scope
+}
 
-func (s validationScope) Compose() { s.s.Compose() }
+func (s *validationScope) Compose() {
+	if !s.composed {
+		s.composed = true
+		s.s = s.env.NewScope(celenv.ScopeOptions{Params: s.params, CheckOnly: true})
+	}
+}
 
-func (s validationScope) AddVariable(name, expression string, stored bool) error {
-	if err := s.s.AddVariable(name, expression, validationMode(stored)); err != nil {
+func (s *validationScope) AddVariable(name, expression string, stored bool) error {
+	s.Compose()
+	if err := s.s.WithMode(validationMode(stored)).AddVariable(name, expression).Err(); err != nil {
 		return err
 	}
 	return nil
 }
 
-func (s validationScope) Check(kind apivalidation.ExprKind, expression string, stored bool) error {
-	d, want := celenv.Decls{Authorizer: true}, celenv.BoolResult
+func (s *validationScope) Check(kind apivalidation.ExprKind, expression string, stored bool) error {
+	d, want := celenv.Decls{Authorizer: true}, []*cel.Type{cel.BoolType}
 	switch kind {
 	case apivalidation.MessageExpression:
-		d, want = celenv.Decls{}, celenv.StringResult
+		d, want = celenv.Decls{}, []*cel.Type{cel.StringType}
 	case apivalidation.AuditAnnotation:
-		want = celenv.StringOrNullResult
+		want = []*cel.Type{cel.StringType, cel.NullType}
 	}
-	if err := s.s.Check(expression, d, want, validationMode(stored)); err != nil {
+	if err := s.s.WithMode(validationMode(stored)).Compile(expression, d, want...).Err(); err != nil {
 		return err
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/google/cel-go/cel"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -306,7 +307,7 @@ func (e *Evaluator) compilePolicyAt(root *field.Path, p *admissionregistrationv1
 		cp.paramsScoped = namespaced
 	}
 
-	cp.scope = e.env.NewScope(p.Spec.ParamKind != nil, celenv.StoredExpressions)
+	cp.scope = e.env.NewScope(celenv.ScopeOptions{Params: p.Spec.ParamKind != nil})
 	report := func(path *field.Path, prog *celenv.Program) {
 		if err := prog.Err(); err != nil {
 			issues = append(issues, field.Invalid(path, prog.Expression(), err.Detail))
@@ -319,20 +320,20 @@ func (e *Evaluator) compilePolicyAt(root *field.Path, p *admissionregistrationv1
 	full := celenv.Decls{Authorizer: true}
 	for i, mc := range p.Spec.MatchConditions {
 		path := field.NewPath("spec", "matchConditions").Index(i).Child("expression")
-		prog := cp.scope.Compile(mc.Expression, full, celenv.BoolResult)
+		prog := cp.scope.Compile(mc.Expression, full, cel.BoolType)
 		report(spec.Child("matchConditions").Index(i).Child("expression"), prog)
 		cp.matchConditions = append(cp.matchConditions, prog)
 		cp.mcPaths = append(cp.mcPaths, path)
 	}
 	for i, v := range p.Spec.Validations {
-		prog := cp.scope.Compile(v.Expression, full, celenv.BoolResult)
+		prog := cp.scope.Compile(v.Expression, full, cel.BoolType)
 		report(spec.Child("validations").Index(i).Child("expression"), prog)
 		cp.validations = append(cp.validations, compiledValidation{
 			path: field.NewPath("spec", "validations").Index(i).Child("expression"), spec: v, expr: prog,
 		})
 	}
 	for i, a := range p.Spec.AuditAnnotations {
-		prog := cp.scope.Compile(a.ValueExpression, full, celenv.StringOrNullResult)
+		prog := cp.scope.Compile(a.ValueExpression, full, cel.StringType, cel.NullType)
 		report(spec.Child("auditAnnotations").Index(i).Child("valueExpression"), prog)
 		cp.auditExprs = append(cp.auditExprs, prog)
 		cp.audits = append(cp.audits, compiledAudit{
@@ -343,7 +344,7 @@ func (e *Evaluator) compilePolicyAt(root *field.Path, p *admissionregistrationv1
 		if v.MessageExpression == "" {
 			continue
 		}
-		prog := cp.scope.Compile(v.MessageExpression, celenv.Decls{}, celenv.StringResult)
+		prog := cp.scope.Compile(v.MessageExpression, celenv.Decls{}, cel.StringType)
 		report(spec.Child("validations").Index(i).Child("messageExpression"), prog)
 		cp.validations[i].message = prog
 		cp.validations[i].msgPath = field.NewPath("spec", "validations").Index(i).Child("messageExpression")

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/authz"
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
@@ -92,12 +92,12 @@ func TestPluginsConcurrent(t *testing.T) {
 		defer enter()()
 		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"env": "prod"}}}, nil
 	})
-	authz := celenv.AuthorizerFunc(func(ctx context.Context, a celenv.AuthzAttributes) (celenv.AuthzResult, error) {
+	authz := authz.AuthorizerFunc(func(ctx context.Context, a authz.Attributes) (authz.Result, error) {
 		defer enter()()
 		if a.User.Username == "alice" {
-			return celenv.AuthzResult{Decision: celenv.AuthzDecisionAllow}, nil
+			return authz.Result{Decision: authz.Allow}, nil
 		}
-		return celenv.AuthzResult{Decision: celenv.AuthzDecisionDeny}, nil
+		return authz.Result{Decision: authz.Deny}, nil
 	})
 	p := vap("p", func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 		s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}

@@ -20,6 +20,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/authz"
 	"github.com/vapkit/vapkit/internal/builtin"
 )
 
@@ -162,8 +163,7 @@ func (st *requestState) loadNamespace(ctx context.Context) error {
 func (st *requestState) authorizerValues(ctx context.Context) (ref.Val, ref.Val) {
 	if st.authzVal == nil {
 		user := st.req.UserInfo
-		st.authzVal = celenv.NewAuthorizerValue(ctx, st.authz, user)
-		st.rrVal = celenv.NewRequestResourceValue(ctx, st.authz, user, celenv.RequestResource{
+		st.authzVal, st.rrVal = celenv.AuthorizerValues(ctx, st.authz, user, authz.RequestResource{
 			Group: st.req.Resource.Group, Resource: st.req.Resource.Resource, Subresource: st.req.SubResource,
 			Namespace: st.req.Namespace, Name: st.req.Name,
 		})

@@ -6,8 +6,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/google/cel-go/cel"
-
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -161,10 +159,10 @@ func (e *Evaluator) compileMutatingPolicy(p *admissionregistrationv1.MutatingAdm
 		switch {
 		case m.PatchType == admissionregistrationv1.PatchTypeApplyConfiguration && m.ApplyConfiguration != nil:
 			member = "applyConfiguration"
-			cmu.prog = base.scope.Compile(m.ApplyConfiguration.Expression, decls, []*cel.Type{patchtypes.ObjectType})
+			cmu.prog = base.scope.Compile(m.ApplyConfiguration.Expression, decls, patchtypes.ObjectType)
 		case m.PatchType == admissionregistrationv1.PatchTypeJSONPatch && m.JSONPatch != nil:
 			member = "jsonPatch"
-			cmu.prog = base.scope.Compile(m.JSONPatch.Expression, decls, []*cel.Type{patchtypes.JSONPatchListType})
+			cmu.prog = base.scope.Compile(m.JSONPatch.Expression, decls, patchtypes.JSONPatchListType)
 		default:
 			e.issues = append(e.issues, field.Invalid(root.Child("spec", "mutations").Index(i).Child("patchType"), string(m.PatchType),
 				"no patch is compiled for this mutation; the API server fails every request the policy matches"))

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/authz"
 	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
@@ -38,7 +39,7 @@ type Options struct {
 	Namespaces matching.NamespaceGetter
 	// Authorizer answers the authorizer library's checks; nil makes every
 	// check report the error "no authorizer configured".
-	Authorizer celenv.Authorizer
+	Authorizer authz.Authorizer
 	// Resources maps kinds to resources and knows which resources are
 	// equivalent. Nil: the built-in kinds of Kubernetes 1.37 plus the kinds
 	// of CRDs.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vapkit/vapkit/audit"
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/authz"
 	"github.com/vapkit/vapkit/matching"
 )
 
@@ -20,7 +21,7 @@ type requestState struct {
 	e     *Evaluator
 	req   *Request
 	attrs matching.Attributes
-	authz celenv.Authorizer
+	authz authz.Authorizer
 	// tracked: evaluate with cost tracking from the start (the mutating
 	// phase, whose objects change between evaluations).
 	tracked bool
@@ -84,7 +85,7 @@ func newRequestState(e *Evaluator, req *Request) *requestState {
 			Object:      req.Object,
 			OldObject:   req.OldObject,
 		},
-		authz:       celenv.NewCachingAuthorizer(e.opts.Authorizer),
+		authz:       authz.NewCaching(e.opts.Authorizer),
 		versioned:   old.versioned[:0],
 		params:      old.params,
 		requestVals: old.requestVals[:0],

@@ -155,6 +155,10 @@ func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy,
 	return results, messages, msgErr, nil
 }
 
+// maxMessageLength is the longest messageExpression result, in bytes, that
+// the API server uses as a denial message.
+const maxMessageLength = 5 * 1024
+
 // failureMessage chooses the message of a failed validation:
 // messageExpression, then message, then the expression itself.
 func failureMessage(v compiledValidation, msg *celenv.Result) string {
@@ -162,7 +166,7 @@ func failureMessage(v compiledValidation, msg *celenv.Result) string {
 	if msg != nil && msg.Err == nil && msg.Value != nil {
 		if s, ok := msg.Value.(types.String); ok {
 			m = strings.TrimSpace(string(s))
-			if len(m) > celenv.MaxMessageExpressionLength || strings.Contains(m, "\n") {
+			if len(m) > maxMessageLength || strings.Contains(m, "\n") {
 				m = ""
 			}
 		}

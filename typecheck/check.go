@@ -21,7 +21,7 @@ const MaxTypesToCheck = 10
 // server's ValidatingAdmissionPolicy type checker. It is immutable and safe
 // for concurrent use.
 type Checker struct {
-	base     *celenv.TypedBase
+	env      *celenv.Env
 	resolver SchemaResolver
 	kinds    KindMapper
 }
@@ -37,19 +37,16 @@ func NewChecker(env *celenv.Env, r SchemaResolver, kinds KindMapper) (*Checker, 
 			return nil, err
 		}
 	}
-	base, err := env.TypedBase()
-	if err != nil {
-		return nil, err
-	}
 	if r == nil {
 		r = BuiltinResolver()
 	}
 	if kinds == nil {
+		var err error
 		if kinds, err = NewKindMapper(); err != nil {
 			return nil, err
 		}
 	}
-	return &Checker{base: base, resolver: r, kinds: kinds}, nil
+	return &Checker{env: env, resolver: r, kinds: kinds}, nil
 }
 
 // Check returns the status.typeChecking.expressionWarnings the API server's
@@ -139,16 +136,25 @@ func (c *Checker) results(p *admissionregistrationv1.ValidatingAdmissionPolicy) 
 		}
 	}
 	for _, k := range kinds {
-		scope, err := c.scope(k, paramGVK, hasParams, paramSchema)
-		if err != nil {
-			continue // the API server skips a kind whose compiler cannot be built
-		}
+		scope := c.scope(k, paramGVK, hasParams, paramSchema)
 		for _, v := range p.Spec.Variables {
 			scope.AddVariable(v.Name, v.Expression)
 		}
+		results := make([]gvkResult, len(exprs))
 		for j, expr := range exprs {
-			if iss := scope.Check(expr); iss != nil {
-				out[j].results = append(out[j].results, gvkResult{gvk: k.gvk, text: fmt.Sprintf("%v: %s\n", k.gvk, iss.String())})
+			if err := scope.Compile(expr, celenv.Decls{Authorizer: true}).Err(); err != nil {
+				if err.Issues == nil {
+					// The API server skips a kind whose compiler cannot
+					// be built.
+					results = nil
+					break
+				}
+				results[j] = gvkResult{gvk: k.gvk, text: fmt.Sprintf("%v: %s\n", k.gvk, err.Issues.String())}
+			}
+		}
+		for j, r := range results {
+			if r.text != "" {
+				out[j].results = append(out[j].results, r)
 			}
 		}
 	}
@@ -158,8 +164,8 @@ func (c *Checker) results(p *admissionregistrationv1.ValidatingAdmissionPolicy) 
 // scope builds the typed environment for one kind. The params types are
 // named after the paramKind's kind, or <Kind>Params when that name is the
 // checked kind's but the kinds differ; for the same kind they are shared.
-func (c *Checker) scope(k kindType, paramGVK schema.GroupVersionKind, hasParams bool, paramSchema *spec.Schema) (*celenv.TypedScope, error) {
-	d := celenv.TypedDecls{Object: k.types.root, Types: k.types.objects, Params: hasParams}
+func (c *Checker) scope(k kindType, paramGVK schema.GroupVersionKind, hasParams bool, paramSchema *spec.Schema) *celenv.Scope {
+	d := &celenv.TypedDecls{Object: k.types.root, Types: k.types.objects}
 	switch {
 	case paramSchema == nil:
 	case paramGVK == k.gvk:
@@ -173,7 +179,7 @@ func (c *Checker) scope(k kindType, paramGVK schema.GroupVersionKind, hasParams 
 		d.ParamType = pt.root
 		d.Types = append(append([]celenv.ObjectType(nil), d.Types...), pt.objects...)
 	}
-	return c.base.NewScope(d)
+	return c.env.NewScope(celenv.ScopeOptions{Params: hasParams, Typed: d})
 }
 
 // paramsGVK returns the paramKind's kind; false when the policy has none or
@@ -323,7 +329,7 @@ func CheckExtended(env *celenv.Env, r SchemaResolver, crds []*unstructured.Unstr
 	if err != nil {
 		return nil, err
 	}
-	ext := &Checker{base: plain.base, resolver: Combine(r, crdResolver), kinds: kinds}
+	ext := &Checker{env: plain.env, resolver: Combine(r, crdResolver), kinds: kinds}
 	up := plain.results(p)
 	more := ext.results(p)
 	for i := range more {

@@ -5,6 +5,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/escaping"
 )
 
 // Schema extensions the conversion reads.
@@ -70,7 +71,7 @@ func (st *schemaTypes) convert(s *spec.Schema, resource bool, name string) *type
 		}
 		fields := make(map[string]*types.Type, len(s.Properties))
 		for prop, ps := range s.Properties {
-			field, ok := celenv.Escape(prop)
+			field, ok := escaping.Escape(prop)
 			if !ok {
 				continue
 			}

@@ -1,6 +1,7 @@
 package typecheck
 
 import (
+	"github.com/google/cel-go/cel"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -30,7 +31,7 @@ const (
 // Expressions are compiled in env's [celenv.NewExpressions] environment, that
 // is with the libraries of the previous minor version, which is what a
 // server accepts in new objects; Options.Extra of env play no part (see
-// [celenv.ValidationScope]). A nil env selects the default version.
+// a check-only [celenv.Scope]). A nil env selects the default version.
 //
 // p is first defaulted, on a copy, as the API server defaults a v1 object
 // before it validates it (failurePolicy Fail, matchPolicy Equivalent, empty
@@ -96,33 +97,47 @@ func ValidateBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding
 	return apivalidation.ValidateBinding(b)
 }
 
-// validationCompiler type-checks with env's [celenv.ValidationScope].
+// validationCompiler type-checks with check-only [celenv.Scope]s, as the
+// API server checks new objects.
 type validationCompiler struct{ env *celenv.Env }
 
 func (c validationCompiler) NewScope(params bool) apivalidation.Scope {
-	return validationScope{c.env.NewValidationScope(params)}
+	return &validationScope{env: c.env, params: params,
+		s: c.env.NewScope(celenv.ScopeOptions{Params: params, CheckOnly: true, NoVariables: true})}
 }
 
-type validationScope struct{ s *celenv.ValidationScope }
+// validationScope checks without `variables` until Compose, then with it.
+type validationScope struct {
+	env      *celenv.Env
+	params   bool
+	composed bool
+	s        *celenv.Scope
+}
 
-func (s validationScope) Compose() { s.s.Compose() }
+func (s *validationScope) Compose() {
+	if !s.composed {
+		s.composed = true
+		s.s = s.env.NewScope(celenv.ScopeOptions{Params: s.params, CheckOnly: true})
+	}
+}
 
-func (s validationScope) AddVariable(name, expression string, stored bool) error {
-	if err := s.s.AddVariable(name, expression, validationMode(stored)); err != nil {
+func (s *validationScope) AddVariable(name, expression string, stored bool) error {
+	s.Compose()
+	if err := s.s.WithMode(validationMode(stored)).AddVariable(name, expression).Err(); err != nil {
 		return err
 	}
 	return nil
 }
 
-func (s validationScope) Check(kind apivalidation.ExprKind, expression string, stored bool) error {
-	d, want := celenv.Decls{Authorizer: true}, celenv.BoolResult
+func (s *validationScope) Check(kind apivalidation.ExprKind, expression string, stored bool) error {
+	d, want := celenv.Decls{Authorizer: true}, []*cel.Type{cel.BoolType}
 	switch kind {
 	case apivalidation.MessageExpression:
-		d, want = celenv.Decls{}, celenv.StringResult
+		d, want = celenv.Decls{}, []*cel.Type{cel.StringType}
 	case apivalidation.AuditAnnotation:
-		want = celenv.StringOrNullResult
+		want = []*cel.Type{cel.StringType, cel.NullType}
 	}
-	if err := s.s.Check(expression, d, want, validationMode(stored)); err != nil {
+	if err := s.s.WithMode(validationMode(stored)).Compile(expression, d, want...).Err(); err != nil {
 		return err
 	}
 	return nil

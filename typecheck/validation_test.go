@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/cel-go/cel"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -835,11 +836,11 @@ func TestVersionGating(t *testing.T) {
 		p.Spec.Validations = []admissionregistrationv1.Validation{{Expression: expr}}
 		return p
 	}
-	scope := env.NewValidationScope(false)
-	if err := scope.Check(expr, celenv.Decls{Authorizer: true}, celenv.BoolResult, celenv.StoredExpressions); err != nil {
+	scope := env.NewScope(celenv.ScopeOptions{CheckOnly: true, NoVariables: true})
+	if err := scope.Compile(expr, celenv.Decls{Authorizer: true}, cel.BoolType).Err(); err != nil {
 		t.Errorf("StoredExpressions Check(%q) = %v, want nil", expr, err)
 	}
-	if err := scope.Check(expr, celenv.Decls{Authorizer: true}, celenv.BoolResult, celenv.NewExpressions); err == nil {
+	if err := scope.WithMode(celenv.NewExpressions).Compile(expr, celenv.Decls{Authorizer: true}, cel.BoolType).Err(); err == nil {
 		t.Errorf("NewExpressions Check(%q) = nil, want an error", expr)
 	}
 

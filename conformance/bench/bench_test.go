@@ -21,6 +21,7 @@ import (
 	"github.com/vapkit/vapkit/conformance/upstream"
 	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/internal/celbridge"
 	"github.com/vapkit/vapkit/policy"
 )
 
@@ -319,23 +320,23 @@ func floorSetup(tb testing.TB, w Workload, tracked bool) *floor {
 		}
 	}
 	base := map[string]any{
-		celenv.ObjectVar:    toMap(req.Object),
-		celenv.OldObjectVar: toMap(req.OldObject),
-		celenv.RequestVar:   requestVal,
-		celenv.NamespaceVar: nsVal,
+		"object":          toMap(req.Object),
+		"oldObject":       toMap(req.OldObject),
+		"request":         requestVal,
+		"namespaceObject": nsVal,
 	}
 	policies := map[string]*admissionregistrationv1.ValidatingAdmissionPolicy{}
 	for _, p := range c.Policies {
 		policies[p.Name] = p
 	}
-	untracked := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(celenv.CheckFrequency)}
+	untracked := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(celbridge.CheckFrequency)}
 	compile := func(p *admissionregistrationv1.ValidatingAdmissionPolicy, expr string, authz, estimated bool) cel.Program {
-		e := env.CELEnv(celenv.StoredExpressions, celenv.Decls{Params: p.Spec.ParamKind != nil, Authorizer: authz})
+		e := celbridge.Env(env, false, p.Spec.ParamKind != nil, authz)
 		ast, iss := e.Compile(expr)
 		if iss.Err() != nil {
 			tb.Fatalf("%s: %v", expr, iss.Err())
 		}
-		opts := env.ProgramOptions()
+		opts := celbridge.ProgramOptions(env)
 		if estimated && !tracked {
 			opts = untracked
 		}
@@ -356,9 +357,9 @@ func floorSetup(tb testing.TB, w Workload, tracked bool) *floor {
 			vars[k] = v
 		}
 		if tr.Param != nil {
-			vars[celenv.ParamsVar] = paramValue(tb, c.Params, p, tr.Param.Namespace, tr.Param.Name)
+			vars["params"] = paramValue(tb, c.Params, p, tr.Param.Namespace, tr.Param.Name)
 		} else if p.Spec.ParamKind != nil {
-			vars[celenv.ParamsVar] = nil
+			vars["params"] = nil
 		}
 		act, err := interpreter.NewActivation(vars)
 		if err != nil {

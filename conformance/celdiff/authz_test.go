@@ -15,6 +15,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/authz"
 )
 
 // authzQuestion is what both authorizer interfaces are asked, reduced to the
@@ -62,13 +63,13 @@ func upstreamAuthorizer() authorizer.Authorizer {
 	})
 }
 
-func vapkitAuthorizer() celenv.Authorizer {
-	return celenv.AuthorizerFunc(func(_ context.Context, a celenv.AuthzAttributes) (celenv.AuthzResult, error) {
+func vapkitAuthorizer() authz.Authorizer {
+	return authz.AuthorizerFunc(func(_ context.Context, a authz.Attributes) (authz.Result, error) {
 		q := authzQuestion{user: a.User.Username, verb: a.Verb, path: a.Path, group: a.APIGroup, resource: a.Resource,
 			subresource: a.Subresource, namespace: a.Namespace, name: a.Name, resourceRequest: a.ResourceRequest,
 			fields: len(a.FieldSelector), fieldErr: a.FieldSelectorErr, labels: len(a.LabelSelector), labelErr: a.LabelSelectorErr}
 		d, reason, err := decide(q)
-		return celenv.AuthzResult{Decision: celenv.AuthzDecision(d), Reason: reason}, err
+		return authz.Result{Decision: authz.Decision(d), Reason: reason}, err
 	})
 }
 
@@ -113,15 +114,12 @@ func TestAuthorizerMatchesUpstream(t *testing.T) {
 			for _, expr := range authzCases {
 				t.Run(expr, func(t *testing.T) {
 					want := upstreamAuthzEval(set, expr, obj)
-					scope := env.NewScope(false, celenv.StoredExpressions)
-					p := scope.Compile(expr, celenv.Decls{Authorizer: true}, celenv.AnyResult)
+					scope := env.NewScope(celenv.ScopeOptions{})
+					p := scope.Compile(expr, celenv.Decls{Authorizer: true})
 					u := authenticationv1.UserInfo{Username: "alice"}
-					in := &celenv.Input{
-						Object:     obj,
-						Authorizer: celenv.NewAuthorizerValue(ctx, vapkitAuthorizer(), u),
-						RequestResource: celenv.NewRequestResourceValue(ctx, vapkitAuthorizer(), u, celenv.RequestResource{
-							Group: "example.com", Resource: "widgets", Namespace: "default", Name: "w"}),
-					}
+					authorizer, requestResource := celenv.AuthorizerValues(ctx, vapkitAuthorizer(), u, authz.RequestResource{
+						Group: "example.com", Resource: "widgets", Namespace: "default", Name: "w"})
+					in := &celenv.Input{Object: obj, Authorizer: authorizer, RequestResource: requestResource}
 					res, err := scope.NewBatch(ctx, in, celenv.RuntimeBudget).Eval(p)
 					got := outcome{Cost: res.Cost}
 					switch {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/celbridge"
 )
 
 // declarations lists the functions (one entry per overload, "name/overloadID")
@@ -48,7 +49,7 @@ func vapkitEnv(t *testing.T, v celenv.Version, mode celenv.Mode) *cel.Env {
 	if err != nil {
 		t.Fatalf("celenv.New(%s) error: %v", v, err)
 	}
-	return e.CELEnv(mode, celenv.Decls{Params: true, Authorizer: true})
+	return celbridge.Env(e, mode == celenv.NewExpressions, true, true)
 }
 
 func modeName(m celenv.Mode) string {

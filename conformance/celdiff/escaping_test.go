@@ -6,7 +6,7 @@ import (
 
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
-	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/escaping"
 )
 
 // escapingInputs returns hand-picked names plus pseudo-random strings over
@@ -41,12 +41,12 @@ func escapingInputs() []string {
 
 func TestEscapingMatchesUpstream(t *testing.T) {
 	for _, s := range escapingInputs() {
-		gotE, gotOK := celenv.Escape(s)
+		gotE, gotOK := escaping.Escape(s)
 		wantE, wantOK := apiservercel.Escape(s)
 		if gotE != wantE || gotOK != wantOK {
 			t.Errorf("Escape(%q) = %q, %v; upstream %q, %v", s, gotE, gotOK, wantE, wantOK)
 		}
-		gotU, gotOK := celenv.Unescape(s)
+		gotU, gotOK := escaping.Unescape(s)
 		wantU, wantOK := apiservercel.Unescape(s)
 		if gotOK != wantOK || (gotOK && gotU != wantU) {
 			t.Errorf("Unescape(%q) = %q, %v; upstream %q, %v", s, gotU, gotOK, wantU, wantOK)

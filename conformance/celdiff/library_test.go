@@ -141,8 +141,8 @@ func newVapkitRunner(t *testing.T, v celenv.Version) *vapkitRunner {
 }
 
 func (r *vapkitRunner) eval(expr string, obj map[string]any) outcome {
-	scope := r.env.NewScope(false, celenv.StoredExpressions)
-	p := scope.Compile(expr, celenv.Decls{}, celenv.AnyResult)
+	scope := r.env.NewScope(celenv.ScopeOptions{})
+	p := scope.Compile(expr, celenv.Decls{})
 	batch := scope.NewBatch(context.Background(), &celenv.Input{Object: obj}, celenv.RuntimeBudget)
 	res, err := batch.Eval(p)
 	if err != nil {

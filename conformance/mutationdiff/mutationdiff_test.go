@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/cel-go/cel"
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -170,8 +169,8 @@ func runVapkit(t *testing.T, tc testCase, objs map[string]json.RawMessage) outco
 	if tc.Type == "ApplyConfiguration" {
 		want = patchtypes.ObjectType
 	}
-	s := env.NewScope(false, celenv.StoredExpressions)
-	p := s.Compile(tc.Expr, celenv.Decls{Authorizer: true, PatchTypes: true}, []*cel.Type{want})
+	s := env.NewScope(celenv.ScopeOptions{})
+	p := s.Compile(tc.Expr, celenv.Decls{Authorizer: true, PatchTypes: true}, want)
 	if p.Err() != nil {
 		return outcome{Err: p.Err().Detail}
 	}

@@ -9,7 +9,7 @@
 // one implementation of "the server would refuse this". It type-checks
 // expressions through a small [Compiler] interface instead of importing the
 // CEL environment, so that it stays below the public packages that use it:
-// each adapts its celenv.ValidationScope. Callers apply the server's
+// each adapts a check-only celenv.Scope. Callers apply the server's
 // defaults first; this package only validates and never modifies its
 // arguments.
 package apivalidation

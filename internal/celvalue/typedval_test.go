@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -305,13 +306,13 @@ func TestTypedValueDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scope := env.NewScope(false, celenv.StoredExpressions)
+	scope := env.NewScope(celenv.ScopeOptions{})
 	progs := map[string]*celenv.Program{}
 	compile := func(expr string) *celenv.Program {
 		if p, ok := progs[expr]; ok {
 			return p
 		}
-		p := scope.Compile(expr, celenv.Decls{}, celenv.AnyResult)
+		p := scope.Compile(expr, celenv.Decls{})
 		progs[expr] = p
 		return p
 	}
@@ -681,10 +682,10 @@ func ExampleTypedValue() {
 		fmt.Println(err)
 		return
 	}
-	scope := env.NewScope(false, celenv.StoredExpressions)
+	scope := env.NewScope(celenv.ScopeOptions{})
 	p := scope.Compile(
 		"object.data.size() == 2 && object.binaryData.key == 'AAE=' && !has(object.metadata.labels)",
-		celenv.Decls{}, celenv.BoolResult)
+		celenv.Decls{}, cel.BoolType)
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "settings"},
 		Data:       map[string]string{"a": "1", "b": "2"},

@@ -64,8 +64,8 @@ func evalMutation(t *testing.T, expr string, want *cel.Type, obj runtime.Object)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := env.NewScope(false, celenv.StoredExpressions)
-	p := s.Compile(expr, celenv.Decls{Authorizer: true, PatchTypes: true}, []*cel.Type{want})
+	s := env.NewScope(celenv.ScopeOptions{})
+	p := s.Compile(expr, celenv.Decls{Authorizer: true, PatchTypes: true}, want)
 	if p.Err() != nil {
 		t.Fatalf("Compile(%q): %v", expr, p.Err().Detail)
 	}

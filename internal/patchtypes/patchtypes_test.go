@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/cel-go/cel"
-
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/patchtypes"
 )
@@ -17,8 +15,8 @@ func eval(t *testing.T, expr string) *patchtypes.ObjectVal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := env.NewScope(false, celenv.StoredExpressions)
-	p := s.Compile(expr, celenv.Decls{Authorizer: true, PatchTypes: true}, []*cel.Type{patchtypes.ObjectType})
+	s := env.NewScope(celenv.ScopeOptions{})
+	p := s.Compile(expr, celenv.Decls{Authorizer: true, PatchTypes: true}, patchtypes.ObjectType)
 	if p.Err() != nil {
 		t.Fatalf("Compile(%q): %v", expr, p.Err())
 	}

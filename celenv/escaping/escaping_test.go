@@ -1,4 +1,4 @@
-package celenv_test
+package escaping_test
 
 import (
 	"regexp"
@@ -7,7 +7,7 @@ import (
 	"github.com/google/cel-go/common"
 	"github.com/google/cel-go/parser"
 
-	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/escaping"
 )
 
 var identRE = regexp.MustCompile(`^[_a-zA-Z][_a-zA-Z0-9]*$`)
@@ -32,7 +32,7 @@ func TestEscape(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := celenv.Escape(tc.in)
+			got, ok := escaping.Escape(tc.in)
 			if got != tc.want || ok != tc.ok {
 				t.Errorf("Escape(%q) = %q, %v, want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 			}
@@ -54,7 +54,7 @@ func TestUnescape(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := celenv.Unescape(tc.in)
+			got, ok := escaping.Unescape(tc.in)
 			if got != tc.want || ok != tc.ok {
 				t.Errorf("Unescape(%q) = %q, %v, want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 			}
@@ -74,27 +74,27 @@ func FuzzEscape(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		esc, ok := celenv.Escape(s)
+		esc, ok := escaping.Escape(s)
 		if ok {
-			if !identRE.MatchString(esc) || celenv.IsReservedWord(esc) {
+			if !identRE.MatchString(esc) || escaping.IsReservedWord(esc) {
 				t.Fatalf("Escape(%q) = %q, not a valid identifier", s, esc)
 			}
 			if _, iss := parser.Parse(common.NewTextSource("x." + esc)); len(iss.GetErrors()) > 0 {
 				t.Fatalf("Escape(%q) = %q, which does not parse as a field: %v", s, esc, iss.ToDisplayString())
 			}
-			back, ok := celenv.Unescape(esc)
+			back, ok := escaping.Unescape(esc)
 			if !ok || back != s {
 				t.Fatalf("Unescape(Escape(%q) = %q) = %q, %v, want %q, true", s, esc, back, ok, s)
 			}
 		} else if esc != "" {
 			t.Fatalf("Escape(%q) = %q, false, want an empty result", s, esc)
 		}
-		u, ok := celenv.Unescape(s)
+		u, ok := escaping.Unescape(s)
 		if !ok {
 			return
 		}
-		if e, ok := celenv.Escape(u); ok {
-			if back, ok := celenv.Unescape(e); !ok || back != u {
+		if e, ok := escaping.Escape(u); ok {
+			if back, ok := escaping.Unescape(e); !ok || back != u {
 				t.Fatalf("Unescape(Escape(%q) = %q) = %q, %v, want %q", u, e, back, ok, u)
 			}
 		}

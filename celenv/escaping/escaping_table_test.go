@@ -1,10 +1,10 @@
-package celenv_test
+package escaping_test
 
 import (
 	"regexp"
 	"testing"
 
-	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/celenv/escaping"
 )
 
 // celIdent matches the identifiers the CEL grammar accepts.
@@ -102,7 +102,7 @@ func TestEscapeTable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := celenv.Escape(tc.name)
+			got, ok := escaping.Escape(tc.name)
 			if tc.unescapable {
 				if ok {
 					t.Errorf("Escape(%q) = %q, true; want not escapable", tc.name, got)
@@ -115,7 +115,7 @@ func TestEscapeTable(t *testing.T) {
 			if !celIdent.MatchString(got) {
 				t.Errorf("Escape(%q) = %q, not a CEL identifier", tc.name, got)
 			}
-			back, ok := celenv.Unescape(tc.escaped)
+			back, ok := escaping.Unescape(tc.escaped)
 			if !ok || back != tc.name {
 				t.Errorf("Unescape(%q) = %q, %v; want %q, true", tc.escaped, back, ok, tc.name)
 			}
@@ -144,7 +144,7 @@ func TestUnescapeTable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.escaped, func(t *testing.T) {
-			got, ok := celenv.Unescape(tc.escaped)
+			got, ok := escaping.Unescape(tc.escaped)
 			if ok != tc.ok || (ok && got != tc.want) {
 				t.Errorf("Unescape(%q) = %q, %v; want %q, %v", tc.escaped, got, ok, tc.want, tc.ok)
 			}
@@ -174,7 +174,7 @@ func TestEscapeShortcut(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := celenv.Escape(tc.name)
+			got, ok := escaping.Escape(tc.name)
 			switch {
 			case tc.invalid:
 				if ok {
@@ -191,12 +191,12 @@ func TestEscapeShortcut(t *testing.T) {
 
 func TestIsReservedWord(t *testing.T) {
 	for _, w := range reservedWordList {
-		if !celenv.IsReservedWord(w) {
+		if !escaping.IsReservedWord(w) {
 			t.Errorf("IsReservedWord(%q) = false, want true", w)
 		}
 	}
 	for _, w := range []string{"int", "has", "object", "Namespace", "__if__", ""} {
-		if celenv.IsReservedWord(w) {
+		if escaping.IsReservedWord(w) {
 			t.Errorf("IsReservedWord(%q) = true, want false", w)
 		}
 	}

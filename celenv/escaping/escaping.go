@@ -1,4 +1,9 @@
-package celenv
+// Package escaping holds the rules by which Kubernetes makes schema
+// property names into CEL field names: [Escape] and [Unescape], and the
+// words the CEL grammar reserves ([IsReservedWord]). Admission policies
+// evaluate object, oldObject and params without schemas and never escape;
+// type checking, and the names of variables, do.
+package escaping
 
 // reservedWords are the identifiers the CEL grammar reserves. A property with
 // one of these names is reachable only in its escaped form __<word>__.
