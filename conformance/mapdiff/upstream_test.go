@@ -1,0 +1,290 @@
+package mapdiff
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apiserver/pkg/admission"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	"k8s.io/client-go/applyconfigurations"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	listersv1 "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/vapkit/vapkit/conformance/upstream"
+)
+
+// typeConverters serves client-go's type converter (the structured-merge-diff
+// schema Kubernetes generates from its own OpenAPI) for every built-in
+// kind, and none for other kinds, which the dispatcher answers with 503.
+type typeConverters struct{ tc managedfields.TypeConverter }
+
+func (t typeConverters) GetTypeConverter(gvk schema.GroupVersionKind) managedfields.TypeConverter {
+	if clientgoscheme.Scheme.Recognizes(gvk) {
+		return t.tc
+	}
+	return nil
+}
+
+func (typeConverters) Run(context.Context) {}
+
+// objects implements admission.ObjectInterfaces over the client-go scheme:
+// no defaulting functions (k8s.io/api ships none, so vapkit has none
+// either) and same-type conversion as a copy, which the dispatcher's
+// write-back into the request object needs.
+type objects struct{ equivalent runtime.EquivalentResourceMapper }
+
+func (objects) GetObjectCreater() runtime.ObjectCreater     { return clientgoscheme.Scheme }
+func (objects) GetObjectTyper() runtime.ObjectTyper         { return clientgoscheme.Scheme }
+func (objects) GetObjectDefaulter() runtime.ObjectDefaulter { return clientgoscheme.Scheme }
+func (objects) GetObjectConvertor() runtime.ObjectConvertor { return convertor{} }
+func (o objects) GetEquivalentResourceMapper() runtime.EquivalentResourceMapper {
+	return o.equivalent
+}
+
+type convertor struct{}
+
+func (convertor) Convert(in, out, context any) error {
+	if u, ok := in.(*unstructured.Unstructured); ok {
+		if uo, ok := out.(*unstructured.Unstructured); ok {
+			uo.Object = runtime.DeepCopyJSON(u.Object)
+			return nil
+		}
+	}
+	// Same Go type: a deep copy through JSON keeps it independent.
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+func (convertor) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+	return clientgoscheme.Scheme.ConvertToVersion(in, gv)
+}
+
+func (convertor) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
+	return clientgoscheme.Scheme.ConvertFieldLabel(gvk, label, value)
+}
+
+// compilePolicy re-creates the mutating plugin's unexported compilePolicy
+// with the same exported calls.
+func compilePolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) mutating.PolicyEvaluator {
+	opts := plugincel.OptionalVariableDeclarations{HasParams: p.Spec.ParamKind != nil, HasAuthorizer: true}
+	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	if err != nil {
+		return mutating.PolicyEvaluator{Error: err}
+	}
+	var vars []plugincel.NamedExpressionAccessor
+	for _, v := range p.Spec.Variables {
+		vars = append(vars, &validating.Variable{Name: v.Name, Expression: v.Expression})
+	}
+	compiler.CompileAndStoreVariables(vars, opts, environment.StoredExpressions)
+	var matcher matchconditions.Matcher
+	if mcs := p.Spec.MatchConditions; len(mcs) > 0 {
+		acc := make([]plugincel.ExpressionAccessor, len(mcs))
+		for i := range mcs {
+			acc[i] = (*matchconditions.MatchCondition)(&mcs[i])
+		}
+		matcher = matchconditions.NewMatcher(compiler.CompileCondition(acc, opts, environment.StoredExpressions), p.Spec.FailurePolicy, "policy", "validate", p.Name)
+	}
+	popts := opts
+	popts.HasPatchTypes = true
+	var patchers []patch.Patcher
+	for _, m := range p.Spec.Mutations {
+		switch {
+		case m.PatchType == admissionregistrationv1.PatchTypeJSONPatch && m.JSONPatch != nil:
+			patchers = append(patchers, patch.NewJSONPatcher(compiler.CompileMutatingEvaluator(&patch.JSONPatchCondition{Expression: m.JSONPatch.Expression}, popts, environment.StoredExpressions)))
+		case m.PatchType == admissionregistrationv1.PatchTypeApplyConfiguration && m.ApplyConfiguration != nil:
+			patchers = append(patchers, patch.NewApplyConfigurationPatcher(compiler.CompileMutatingEvaluator(&patch.ApplyConfigurationCondition{Expression: m.ApplyConfiguration.Expression}, popts, environment.StoredExpressions)))
+		}
+	}
+	return mutating.PolicyEvaluator{Matcher: matcher, Mutators: patchers, CompositedCompiler: compiler}
+}
+
+// defaultMAP applies the API server's v1 defaults to a copy.
+func defaultMAP(p *admissionregistrationv1.MutatingAdmissionPolicy) *admissionregistrationv1.MutatingAdmissionPolicy {
+	p = p.DeepCopy()
+	if p.Spec.FailurePolicy == nil {
+		f := admissionregistrationv1.Fail
+		p.Spec.FailurePolicy = &f
+	}
+	defaultMatchResources(p.Spec.MatchConstraints)
+	return p
+}
+
+func defaultMatchResources(m *admissionregistrationv1.MatchResources) {
+	if m == nil {
+		return
+	}
+	if m.MatchPolicy == nil {
+		e := admissionregistrationv1.Equivalent
+		m.MatchPolicy = &e
+	}
+	if m.NamespaceSelector == nil {
+		m.NamespaceSelector = &metav1.LabelSelector{}
+	}
+	if m.ObjectSelector == nil {
+		m.ObjectSelector = &metav1.LabelSelector{}
+	}
+	for _, rules := range [][]admissionregistrationv1.NamedRuleWithOperations{m.ResourceRules, m.ExcludeResourceRules} {
+		for i := range rules {
+			if rules[i].Scope == nil {
+				s := admissionregistrationv1.AllScopes
+				rules[i].Scope = &s
+			}
+		}
+	}
+}
+
+// mutateUpstream runs the mutating phase as the API server's admission
+// chain does: one Dispatch, and a second one marked as reinvocation when the
+// first asked for it. It returns the mutated request object or the error.
+func mutateUpstream(ctx context.Context, c *mapCase, vc *upstream.Case) (runtime.Object, error) {
+	var hooks []mutating.PolicyHook
+	for _, p := range c.policies {
+		dp := defaultMAP(p)
+		h := mutating.PolicyHook{Policy: dp, Evaluator: compilePolicy(dp)}
+		for _, b := range c.bindings {
+			if b.Spec.PolicyName == p.Name {
+				db := b.DeepCopy()
+				defaultMatchResources(db.Spec.MatchResources)
+				h.Bindings = append(h.Bindings, db)
+			}
+		}
+		if len(h.Bindings) > 0 {
+			hooks = append(hooks, h)
+		}
+	}
+	nsIndexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	client := fake.NewSimpleClientset()
+	for _, ns := range vc.Namespaces {
+		if err := nsIndexer.Add(ns.DeepCopy()); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range vc.Params {
+		if err := client.Tracker().Add(p.DeepCopyObject()); err != nil {
+			return nil, err
+		}
+	}
+	if err := paramInformers(ctx, client, hooks); err != nil {
+		return nil, err
+	}
+	authz, err := upstream.NewRulesAuthorizer(vc.AuthorizerRules)
+	if err != nil {
+		return nil, err
+	}
+	disp := mutating.NewDispatcher(authz, matching.NewMatcher(listersv1.NewNamespaceLister(nsIndexer), client),
+		typeConverters{tc: applyconfigurations.NewTypeConverter(clientgoscheme.Scheme)})
+	if err := disp.Start(ctx); err != nil {
+		return nil, err
+	}
+	req := vc.Request
+	kind := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
+	gvr := schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource}
+	reg := runtime.NewEquivalentResourceRegistry()
+	reg.RegisterKindFor(gvr, req.SubResource, kind)
+	ui := &user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups}
+	dryRun := req.DryRun != nil && *req.DryRun
+	var obj, old, opts runtime.Object
+	if vc.Object != nil {
+		obj = vc.Object.DeepCopyObject()
+	}
+	if vc.OldObject != nil {
+		old = vc.OldObject.DeepCopyObject()
+	}
+	if vc.Options != nil {
+		opts = vc.Options.DeepCopyObject()
+	}
+	attrs := admission.NewAttributesRecord(obj, old, kind, req.Namespace, req.Name, gvr, req.SubResource,
+		admission.Operation(req.Operation), opts, dryRun, ui)
+	o := objects{equivalent: reg}
+	if !slices.Contains([]admissionv1.Operation{admissionv1.Create, admissionv1.Update, admissionv1.Connect}, req.Operation) {
+		return obj, nil // the plugin's handler admits nothing else
+	}
+	if err := disp.Dispatch(ctx, attrs, o, hooks); err != nil {
+		return nil, err
+	}
+	if rc := attrs.GetReinvocationContext(); rc.ShouldReinvoke() {
+		rc.SetIsReinvoke()
+		if err := disp.Dispatch(ctx, attrs, o, hooks); err != nil {
+			return nil, err
+		}
+	}
+	return attrs.GetObject(), nil
+}
+
+// paramInformers gives every hook with a built-in paramKind an informer
+// over the fake client's objects, synced, as the policy source does.
+func paramInformers(ctx context.Context, client *fake.Clientset, hooks []mutating.PolicyHook) error {
+	factory := informers.NewSharedInformerFactory(client, 0)
+	for i := range hooks {
+		pk := hooks[i].Policy.Spec.ParamKind
+		if pk == nil {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(pk.APIVersion)
+		if err != nil {
+			return err
+		}
+		mapping, err := restMapper().RESTMapping(gv.WithKind(pk.Kind).GroupKind(), gv.Version)
+		if err != nil {
+			hooks[i].ConfigurationError = fmt.Errorf("failed to find resource referenced by paramKind: '%v'", gv.WithKind(pk.Kind))
+			continue
+		}
+		inf, err := factory.ForResource(mapping.Resource)
+		if err != nil {
+			return err
+		}
+		hooks[i].ParamInformer, hooks[i].ParamScope = inf, mapping.Scope
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	return nil
+}
+
+// restMapper knows the built-in kinds params may have.
+func restMapper() meta.RESTMapper {
+	m := meta.NewDefaultRESTMapper(nil)
+	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, meta.RESTScopeNamespace)
+	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, meta.RESTScopeNamespace)
+	return m
+}
+
+// statusOf renders an admission error as the API server sends it.
+func statusOf(err error) *metav1.Status {
+	s := responsewriters.ErrorToAPIStatus(err)
+	s.TypeMeta = metav1.TypeMeta{}
+	return s
+}
+
+var (
+	_ = apierrors.IsNotFound
+	_ = corev1.Namespace{}
+	_ = generic.PolicyError{}
+	_ = fmt.Sprint
+)
