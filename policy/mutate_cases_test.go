@@ -1,7 +1,6 @@
 package policy_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,14 +8,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // mutatingOutcome is the layout of testdata/mutating/*.expected.json, which
@@ -59,42 +57,15 @@ func TestMutatingCases(t *testing.T) {
 	}
 }
 
-// evaluateMutatingCase reads a case (MutatingAdmissionPolicies and their
-// bindings beside what policy.Load reads) and evaluates its request.
+// evaluateMutatingCase reads a case with manifest.LoadFiles and evaluates
+// its request.
 func evaluateMutatingCase(t *testing.T, path string) mutatingOutcome {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	m, err := manifest.LoadFiles(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var opts policy.Options
-	var rest [][]byte
-	for _, doc := range bytes.Split(data, []byte("\n---\n")) {
-		var tm metav1.TypeMeta
-		if err := yaml.Unmarshal(doc, &tm); err != nil {
-			t.Fatal(err)
-		}
-		switch tm.Kind {
-		case "MutatingAdmissionPolicy":
-			p := &admissionregistrationv1.MutatingAdmissionPolicy{}
-			if err := yaml.UnmarshalStrict(doc, p); err != nil {
-				t.Fatal(err)
-			}
-			opts.MutatingPolicies = append(opts.MutatingPolicies, p)
-		case "MutatingAdmissionPolicyBinding":
-			b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
-			if err := yaml.UnmarshalStrict(doc, b); err != nil {
-				t.Fatal(err)
-			}
-			opts.MutatingBindings = append(opts.MutatingBindings, b)
-		default:
-			rest = append(rest, doc)
-		}
-	}
-	m, err := policy.Load(bytes.Join(rest, []byte("\n---\n")), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := policy.Options{MutatingPolicies: m.MutatingPolicies, MutatingBindings: m.MutatingBindings}
 	if opts.Params, err = params.NewStatic(m.Objects...); err != nil {
 		t.Fatal(err)
 	}

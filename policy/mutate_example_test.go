@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"log"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"sigs.k8s.io/yaml"
-
 	"github.com/vapkit/vapkit/policy"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
@@ -33,6 +30,8 @@ spec:
 `
 
 const defaultTeam = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
 metadata: {name: default-team}
 spec:
   matchConstraints:
@@ -44,6 +43,12 @@ spec:
     applyConfiguration:
       expression: >
         Object{metadata: Object.metadata{labels: {"team": "platform"}}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: default-team-binding}
+spec:
+  policyName: default-team
 `
 
 // A MutatingAdmissionPolicy adds a default label before the validating
@@ -54,17 +59,14 @@ func Example_mutateThenValidate() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var mp admissionregistrationv1.MutatingAdmissionPolicy
-	if err := yaml.UnmarshalStrict([]byte(defaultTeam), &mp); err != nil {
+	mut, err := manifest.Load([]byte(defaultTeam), "mutating.yaml")
+	if err != nil {
 		log.Fatal(err)
 	}
-	mb := &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
-	mb.Name, mb.Spec.PolicyName = "default-team-binding", mp.Name
 	for _, mutating := range []bool{false, true} {
 		opts := policy.Options{}
 		if mutating {
-			opts.MutatingPolicies = []*admissionregistrationv1.MutatingAdmissionPolicy{&mp}
-			opts.MutatingBindings = []*admissionregistrationv1.MutatingAdmissionPolicyBinding{mb}
+			opts.MutatingPolicies, opts.MutatingBindings = mut.MutatingPolicies, mut.MutatingBindings
 		}
 		ev, err := policy.Compile(m.Policies, m.Bindings, opts)
 		if err != nil {

@@ -11,10 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
@@ -23,6 +21,7 @@ import (
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 var update = flag.Bool("update", false, "record upstream's output in the .expected.json files")
@@ -38,6 +37,7 @@ type mapCase struct {
 	policies []*admissionregistrationv1.MutatingAdmissionPolicy
 	bindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
 	rest     []byte
+	all      []byte
 }
 
 // outcome is what the chain answers: the response fields a client sees
@@ -56,7 +56,7 @@ func parseCase(t *testing.T, path string) *mapCase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &mapCase{name: strings.TrimSuffix(filepath.Base(path), ".yaml")}
+	c := &mapCase{name: strings.TrimSuffix(filepath.Base(path), ".yaml"), all: data}
 	var rest [][]byte
 	for _, doc := range bytes.Split(data, []byte("\n---\n")) {
 		var tm metav1.TypeMeta
@@ -119,10 +119,15 @@ func runUpstream(t *testing.T, c *mapCase) outcome {
 	return out
 }
 
-// runVapkit evaluates the case with policy.Evaluate.
+// runVapkit evaluates the case with policy.Evaluate, loading the whole file
+// with manifest.Load (which reads the mutating policies too).
 func runVapkit(t *testing.T, c *mapCase) outcome {
 	t.Helper()
-	m, err := policy.Load(c.rest, c.name)
+	mutating, err := manifest.Load(c.all, c.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(c.rest, c.name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +140,7 @@ func runVapkit(t *testing.T, c *mapCase) outcome {
 	}
 	ev, err := policy.Compile(m.Policies, m.Bindings, policy.Options{
 		Params: src, Namespaces: matching.NewNamespaceMap(m.Namespaces...), CRDs: m.CRDs,
-		MutatingPolicies: c.policies, MutatingBindings: c.bindings,
+		MutatingPolicies: mutating.MutatingPolicies, MutatingBindings: mutating.MutatingBindings,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -239,8 +244,3 @@ func TestMAPDiff(t *testing.T) {
 	}
 	t.Logf("%d cases, %d divergences", len(paths), divergences)
 }
-
-var (
-	_ = admissionv1.Create
-	_ = unstructured.Unstructured{}
-)

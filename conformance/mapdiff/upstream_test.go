@@ -8,8 +8,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apiserver/pkg/admission"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
@@ -55,7 +52,9 @@ func (typeConverters) Run(context.Context) {}
 // no defaulting functions (k8s.io/api ships none, so vapkit has none
 // either) and same-type conversion as a copy, which the dispatcher's
 // write-back into the request object needs.
-type objects struct{ equivalent runtime.EquivalentResourceMapper }
+type objects struct {
+	equivalent runtime.EquivalentResourceMapper
+}
 
 func (objects) GetObjectCreater() runtime.ObjectCreater     { return clientgoscheme.Scheme }
 func (objects) GetObjectTyper() runtime.ObjectTyper         { return clientgoscheme.Scheme }
@@ -281,10 +280,3 @@ func statusOf(err error) *metav1.Status {
 	s.TypeMeta = metav1.TypeMeta{}
 	return s
 }
-
-var (
-	_ = apierrors.IsNotFound
-	_ = corev1.Namespace{}
-	_ = generic.PolicyError{}
-	_ = fmt.Sprint
-)

@@ -159,6 +159,9 @@ func (d *decoder) fieldErr(e *Error, src *docSource, fe *fieldError) *Error {
 // type: typed for the kinds listed in the package documentation, otherwise
 // unstructured.
 func decodeKind(raw []byte, apiVersion, kind string, m map[string]any) (runtime.Object, *fieldError) {
+	if obj, ok, fe := decodeMutating(raw, apiVersion, kind); ok {
+		return obj, fe
+	}
 	switch {
 	case apiVersion == admissionRegistrationV1 && kind == kindPolicy:
 		p, fe := decodeStrict[admissionregistrationv1.ValidatingAdmissionPolicy](raw, nil)

@@ -23,6 +23,12 @@ type Set struct {
 	// selectors, rule scope "*").
 	Policies []*admissionregistrationv1.ValidatingAdmissionPolicy
 	Bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	// MutatingPolicies and MutatingBindings are the
+	// MutatingAdmissionPolicies and their bindings, in v1 form whatever
+	// version (v1, v1beta1, v1alpha1) they were written in, with the
+	// defaults the API server stores.
+	MutatingPolicies []*admissionregistrationv1.MutatingAdmissionPolicy
+	MutatingBindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
 	// Namespaces are the v1 Namespace objects.
 	Namespaces []*corev1.Namespace
 	// CRDs are the apiextensions.k8s.io/v1 CustomResourceDefinitions.
@@ -65,6 +71,10 @@ func decodeSet(data []byte, filename string) (*Set, error) {
 			m.Policies = append(m.Policies, o)
 		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
 			m.Bindings = append(m.Bindings, o)
+		case *admissionregistrationv1.MutatingAdmissionPolicy:
+			m.MutatingPolicies = append(m.MutatingPolicies, o)
+		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+			m.MutatingBindings = append(m.MutatingBindings, o)
 		case *corev1.Namespace:
 			m.Namespaces = append(m.Namespaces, o)
 		case *admissionv1.AdmissionReview:
@@ -188,6 +198,8 @@ func (l Loader) LoadFiles(paths ...string) (*Set, error) {
 		total += n
 		all.Policies = append(all.Policies, m.Policies...)
 		all.Bindings = append(all.Bindings, m.Bindings...)
+		all.MutatingPolicies = append(all.MutatingPolicies, m.MutatingPolicies...)
+		all.MutatingBindings = append(all.MutatingBindings, m.MutatingBindings...)
 		all.Namespaces = append(all.Namespaces, m.Namespaces...)
 		all.CRDs = append(all.CRDs, m.CRDs...)
 		all.Reviews = append(all.Reviews, m.Reviews...)
