@@ -120,18 +120,29 @@ func (authzLib) CompileOptions() []cel.EnvOption {
 
 func (authzLib) ProgramOptions() []cel.ProgramOption { return nil }
 
-type authzSelectorsLib struct{}
+// authzSelectorsLib is the library behind authzSelectorsLibrary. inert:
+// the selectors are accepted but never reach the authorizer, as in a 1.31
+// API server, whose AuthorizeWithSelectors feature gate was alpha and off
+// by default (k8s.io/apiserver v0.31.14 pkg/cel/library/authz.go applies
+// the selectors only when the gate is on; 1.32 made it beta and on).
+type authzSelectorsLib struct{ inert bool }
 
 // LibraryName makes the library a singleton, as upstream's.
 func (authzSelectorsLib) LibraryName() string { return "kubernetes.authzSelectors" }
 
-func (authzSelectorsLib) CompileOptions() []cel.EnvOption {
+func (l authzSelectorsLib) CompileOptions() []cel.EnvOption {
 	str := cel.StringType
+	field := func(r *resourceCheckVal, s string) { r.fieldSelector = s }
+	label := func(r *resourceCheckVal, s string) { r.labelSelector = s }
+	if l.inert {
+		field = func(*resourceCheckVal, string) {}
+		label = field
+	}
 	return []cel.EnvOption{
 		cel.Function("fieldSelector", cel.MemberOverload("authorizer_fieldselector",
-			[]*cel.Type{resourceCheckType, str}, resourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.fieldSelector = s }))),
+			[]*cel.Type{resourceCheckType, str}, resourceCheckType, resourceCheckSetter(field))),
 		cel.Function("labelSelector", cel.MemberOverload("authorizer_labelselector",
-			[]*cel.Type{resourceCheckType, str}, resourceCheckType, resourceCheckSetter(func(r *resourceCheckVal, s string) { r.labelSelector = s }))),
+			[]*cel.Type{resourceCheckType, str}, resourceCheckType, resourceCheckSetter(label))),
 	}
 }
 

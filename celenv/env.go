@@ -79,8 +79,19 @@ type versionedOption struct {
 
 // baseOptions lists the base environment of Kubernetes 1.37, as
 // k8s.io/apiserver pkg/cel/environment/base.go does. Versions before 1.30 are
-// folded into 0 since vapkit supports 1.30 onwards.
-func baseOptions() []versionedOption {
+// folded into 0 since vapkit supports 1.30 onwards. binary is the API
+// server's version: where a library's behaviour changed between binaries
+// (not which functions exist, which the entries' versions decide), the
+// entry holds the implementation of that binary.
+func baseOptions(binary Version) []versionedOption {
+	cidr := library.CIDR()
+	if binary < Version1_32 {
+		cidr = library.CIDRBefore132()
+	}
+	selectors := authzSelectorsLibrary()
+	if binary == Version1_31 {
+		selectors = cel.Lib(authzSelectorsLib{inert: true})
+	}
 	return []versionedOption{
 		{env: []cel.EnvOption{
 			cel.HomogeneousAggregateLiterals(),
@@ -105,9 +116,9 @@ func baseOptions() []versionedOption {
 		)}},
 		{env: []cel.EnvOption{ext.Strings(ext.StringsVersion(2))}},
 		{env: []cel.EnvOption{ext.Sets()}},
-		{introduced: Version1_30, env: []cel.EnvOption{library.IP(), library.CIDR()}},
+		{introduced: Version1_30, env: []cel.EnvOption{library.IP(), cidr}},
 		{introduced: Version1_31, env: []cel.EnvOption{library.Format()}},
-		{introduced: Version1_31, env: []cel.EnvOption{authzSelectorsLibrary()}},
+		{introduced: Version1_31, env: []cel.EnvOption{selectors}},
 		{introduced: Version1_32, env: []cel.EnvOption{ext.TwoVarComprehensions()}},
 		{introduced: Version1_33, env: []cel.EnvOption{library.Semver(1)}},
 		{introduced: Version1_34, env: []cel.EnvOption{ext.Lists(ext.ListsVersion(3))}},
@@ -173,7 +184,7 @@ func New(opts Options) (*Env, error) {
 		return nil, fmt.Errorf("unsupported Kubernetes version %s: supported versions are %s to %s", v, MinVersion, MaxVersion)
 	}
 	e := &Env{version: v, envs: make(map[declKey]*cel.Env, 8), custom: len(opts.Extra) > 0, paths: &celvalue.PathTable{}}
-	for _, o := range baseOptions() {
+	for _, o := range baseOptions(v) {
 		if o.available(v) {
 			e.program = append(e.program, o.program...)
 		}
@@ -250,7 +261,7 @@ func newLibraryEnv(v Version, mode Mode, extra []cel.EnvOption) (*cel.Env, error
 		compat = v - 1
 	}
 	var opts []cel.EnvOption
-	for _, o := range baseOptions() {
+	for _, o := range baseOptions(v) {
 		if o.available(compat) {
 			opts = append(opts, o.env...)
 		}

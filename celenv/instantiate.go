@@ -24,7 +24,7 @@ func internalError(detail string) *CompileError {
 // from an environment of that version carries them.
 func programOptionsAt(compat Version) []cel.ProgramOption {
 	var opts []cel.ProgramOption
-	for _, o := range baseOptions() {
+	for _, o := range baseOptions(compat) {
 		if o.available(compat) {
 			opts = append(opts, o.program...)
 		}

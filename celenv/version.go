@@ -21,7 +21,9 @@ import (
 //     `includes` (kubernetes.lists v1, introduced in 1.37) but refuses to
 //     accept new ones until 1.38.
 //
-// The table of which library arrives when is tested by
+// Behaviour that changed between versions follows Version as well (for
+// example containsCIDR before 1.32); the policy package documentation lists
+// every change. The table of which library arrives when is tested by
 // TestLibrariesByVersion.
 type Version int
 

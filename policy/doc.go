@@ -48,4 +48,68 @@
 // unspecified (policies, bindings, params listed by a selector), vapkit uses
 // name order, so the same input always gives the same one of the answers the
 // server may give.
+//
+// # Versions
+//
+// [celenv.Version] (the Env of [Options]) names the API server's binary
+// version, 1.30 to 1.37. Besides which CEL libraries exist (see celenv), the
+// behaviour of the plugin and its libraries changed between those versions.
+// k8s.io/apiserver v0.30.14, v0.31.14, v0.32.13, v0.33.13, v0.34.13,
+// v0.35.10, v0.36.6 and v0.37.2 were diffed in pkg/admission/plugin/policy,
+// pkg/admission/plugin/cel and pkg/cel; every change that can alter a
+// decision, a message, an annotation or a type-checking warning is listed
+// here with the file it is in. Modelled changes are decided as the chosen
+// version decides, each with a test:
+//
+//   - 1.37: validation_failure holds every failure of an Audit binding (at
+//     most 50); up to 1.36 only the first failure of a request was kept,
+//     because each was added under the same key and the audit context
+//     refuses to overwrite one (validating/dispatcher.go,
+//     publishValidationFailureAnnotation(s); TestDriftValidationFailures).
+//   - 1.32: containsCIDR tests overlap; 1.30 and 1.31 compared the masked
+//     receiver with the argument's address at the receiver's length,
+//     unmasked, so cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16') was false
+//     (pkg/cel/library/cidr.go; celenv TestDriftContainsCIDR).
+//   - 1.32: resource checks pass fieldSelector and labelSelector to the
+//     authorizer; 1.31 accepts them but drops them, its
+//     AuthorizeWithSelectors feature gate being alpha and off by default
+//     (pkg/cel/library/authz.go, pkg/features/kube_features.go; celenv
+//     TestDriftAuthzSelectors).
+//   - 1.36: type checking declares params whenever the policy has a
+//     paramKind; up to 1.35 only when the paramKind's schema resolved, so
+//     every use of params was an undeclared reference otherwise
+//     (validating/typechecking.go; typecheck TestDriftParamsWithoutSchema).
+//
+// Changes that cannot alter what vapkit computes, and why:
+//
+//   - 1.37: a param missing from the informer cache is fetched directly
+//     (generic/policy_dispatcher.go, getParamDirectly). It only closes a
+//     window of informer lag; vapkit reads params from the Source it is
+//     given, which is authoritative.
+//   - 1.37: conversion of the object is shared per matched kind
+//     (validating/dispatcher.go, versionedAttrs); the converted object is
+//     the same.
+//   - 1.35: a nil namespaceSelector or objectSelector is an error ("a nil
+//     namespace selector was passed, ...", generic/policy_matcher.go); up to
+//     1.34 it matched nothing. The API server defaults both selectors before
+//     storing, and [Compile] applies the same defaults, so a nil selector
+//     never reaches matching.
+//   - 1.36: a policy whose composition environment cannot be built is a
+//     single EvalError decision (validating/validator.go, compileError);
+//     the environment is fixed and always builds.
+//   - 1.32 and 1.34: runtime and estimated costs (pkg/cel/library/cost.go):
+//     1.32 charges equality of Kubernetes values a flat 1, as cel-go's
+//     default already did for them, and adds estimator cases for functions
+//     that arrived later; 1.34 changes estimates of the ip/cidr member
+//     functions only. Estimates never decide admission (vapkit uses them
+//     only to skip cost tracking where the limits are out of reach).
+//   - 1.31: messageExpression errors are classified by wrapped sentinel
+//     errors instead of by type and message prefix
+//     (validating/validator.go); the same errors end in the same branch.
+//   - 1.32 and 1.33: library and type renames (net.cidr to
+//     kubernetes.net.cidr, k8s.authz to kubernetes.authz, ...), semver costs
+//     arriving with the semver library, StrictCost environments folded into
+//     one (1.35): not observable in decisions.
+//   - Metrics, static manifests (1.36, policy/manifest) and the mutating
+//     plugin are outside ValidatingAdmissionPolicy decisions.
 package policy

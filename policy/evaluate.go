@@ -86,7 +86,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, req *Request) (*Decision, erro
 	}
 	d.Warnings = st.warnings.out
 	if len(st.failures) > 0 {
-		if v, ok := audit.EncodeValidationFailures(st.failures); ok {
+		if v, ok := audit.EncodeValidationFailures(recordedFailures(e.env.Version(), st.failures)); ok {
 			st.annotate(audit.ValidationFailureKey, v)
 		}
 	}

@@ -179,7 +179,19 @@ func (c *Checker) scope(k kindType, paramGVK schema.GroupVersionKind, hasParams 
 		d.ParamType = pt.root
 		d.Types = append(append([]celenv.ObjectType(nil), d.Types...), pt.objects...)
 	}
-	return c.env.NewScope(celenv.ScopeOptions{Params: hasParams, Typed: d})
+	return c.env.NewScope(celenv.ScopeOptions{Params: paramsDeclared(c.env.Version(), hasParams, paramSchema), Typed: d})
+}
+
+// paramsDeclared reports whether `params` is declared when checking a
+// policy: from 1.36 whenever it has a paramKind; up to 1.35 only when the
+// paramKind's schema resolved, so that without one every use of params is
+// an undeclared reference (k8s.io/apiserver v0.35.10 vs v0.36.6
+// validating/typechecking.go, hasParams).
+func paramsDeclared(v celenv.Version, hasParams bool, paramSchema *spec.Schema) bool {
+	if v < celenv.Version1_36 {
+		return hasParams && paramSchema != nil
+	}
+	return hasParams
 }
 
 // paramsGVK returns the paramKind's kind; false when the policy has none or

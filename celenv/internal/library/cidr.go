@@ -111,15 +111,32 @@ func CIDR() cel.EnvOption {
 	return cel.Lib(cidrLib{})
 }
 
+// CIDRBefore132 is [CIDR] as the API servers of Kubernetes 1.30 and 1.31
+// implement it. Their containsCIDR compared c.masked() with the argument's
+// address under c's prefix length without masking it, so an argument with
+// host bits set (cidr('10.0.0.0/8').containsCIDR('10.1.2.3/16')) or, in
+// general, any argument whose address is not c's network address at c's
+// length, was not contained; 1.32 tests overlap instead (k8s.io/apiserver
+// v0.31.14 vs v0.32.13 pkg/cel/library/cidr.go, containsCIDR).
+func CIDRBefore132() cel.EnvOption {
+	return cel.Lib(cidrLib{legacyContains: true})
+}
+
 // cidrLib is the cel.SingletonLibrary behind [CIDR].
-type cidrLib struct{}
+type cidrLib struct {
+	legacyContains bool // see CIDRBefore132
+}
 
 // LibraryName returns apiserver's name for the library, so that adding it
 // twice to one environment is harmless.
 func (cidrLib) LibraryName() string { return "kubernetes.net.cidr" }
 
 // CompileOptions declares the type name and the functions.
-func (cidrLib) CompileOptions() []cel.EnvOption {
+func (l cidrLib) CompileOptions() []cel.EnvOption {
+	containsCIDR := cidrContainsCIDR
+	if l.legacyContains {
+		containsCIDR = cidrContainsCIDRBefore132
+	}
 	cidrArg := []*cel.Type{CIDRType}
 	strArg := []*cel.Type{cel.StringType}
 	return []cel.EnvOption{
@@ -135,9 +152,11 @@ func (cidrLib) CompileOptions() []cel.EnvOption {
 				cel.BinaryBinding(cidrContainsIP))),
 		cel.Function("containsCIDR",
 			cel.MemberOverload("cidr_contains_cidr_string", []*cel.Type{CIDRType, cel.StringType}, cel.BoolType,
-				cel.BinaryBinding(cidrContainsCIDRString)),
+				// The string is parsed with cidr() semantics; a parse
+				// failure is returned as the error.
+				cel.BinaryBinding(func(c, s ref.Val) ref.Val { return containsCIDR(c, stringToCIDR(s)) })),
 			cel.MemberOverload("cidr_contains_cidr", []*cel.Type{CIDRType, CIDRType}, cel.BoolType,
-				cel.BinaryBinding(cidrContainsCIDR))),
+				cel.BinaryBinding(containsCIDR))),
 		// The overload id "cidr_ip" is load-bearing: the cost estimator
 		// charges this member ip() a flat 1, unlike the global ip(string).
 		cel.Function("ip",
@@ -213,12 +232,6 @@ func cidrContainsIP(c, other ref.Val) ref.Val {
 	return types.Bool(cidr.Prefix.Contains(ip.Addr))
 }
 
-// cidrContainsCIDRString parses the string with cidr() semantics; a parse
-// failure is returned as the error.
-func cidrContainsCIDRString(c, s ref.Val) ref.Val {
-	return cidrContainsCIDR(c, stringToCIDR(s))
-}
-
 // cidrContainsCIDR reports whether other lies inside c: the two prefixes
 // overlap and c is not longer than other.
 func cidrContainsCIDR(c, other ref.Val) ref.Val {
@@ -231,6 +244,22 @@ func cidrContainsCIDR(c, other ref.Val) ref.Val {
 		return types.MaybeNoSuchOverloadErr(other)
 	}
 	return types.Bool(cidr.Prefix.Overlaps(inner.Prefix) && cidr.Prefix.Bits() <= inner.Prefix.Bits())
+}
+
+// cidrContainsCIDRBefore132 is containsCIDR of Kubernetes 1.30 and 1.31:
+// c's masked prefix must equal the argument's address taken at c's length,
+// unmasked, and c must not be longer.
+func cidrContainsCIDRBefore132(c, other ref.Val) ref.Val {
+	cidr, ok := c.(CIDRValue)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(c)
+	}
+	inner, ok := other.(CIDRValue)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(other)
+	}
+	same := cidr.Prefix.Masked() == netip.PrefixFrom(inner.Prefix.Addr(), cidr.Prefix.Bits())
+	return types.Bool(same && cidr.Prefix.Bits() <= inner.Prefix.Bits())
 }
 
 // cidrIP is the binding of the member ip(): the address as written.
