@@ -29,6 +29,7 @@ flags:
   -kubernetes-version 1.NN     API server (binary) version to evaluate as, 1.30 to 1.37 (default 1.37);
                                new expressions are checked as its compatibility version, one minor lower
   -run REGEXP                  test only the cases whose name matches REGEXP
+  -v                           show the decision of every case in text reports
   -stored                      evaluate objects the API server would refuse to create (as if already stored)
   -test                        test case files given by name instead of printing their response
 `
@@ -84,6 +85,9 @@ type config struct {
 	filter   *regexp.Regexp
 	testMode bool
 	stored   bool
+	// verbose (-v) adds, in text, each test's decision; quiet (vapkit
+	// test without -v) lists only the tests that did not pass.
+	verbose, quiet bool
 }
 
 // parseArgs reads flags and paths; flags may follow paths.
@@ -95,6 +99,7 @@ func parseArgs(args []string) (*config, bool, error) {
 	runExpr := fs.String("run", "", "")
 	fs.Bool("test", false, "")
 	stored := fs.Bool("stored", false, "")
+	verbose := fs.Bool("v", false, "")
 	cfg := &config{}
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -138,6 +143,7 @@ func parseArgs(args []string) (*config, bool, error) {
 		cfg.filter = re
 	}
 	cfg.stored = *stored
+	cfg.verbose = *verbose
 	// Any test-only flag, a directory or several paths select test mode.
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name != "kubernetes-version" && f.Name != "stored" {
@@ -167,6 +173,11 @@ func runWith(ctx context.Context, args []string, out, stderr io.Writer) error {
 		_, err := io.WriteString(out, usageText)
 		return err
 	}
+	return execute(ctx, cfg, out, stderr)
+}
+
+// execute runs a parsed command line.
+func execute(ctx context.Context, cfg *config, out, stderr io.Writer) error {
 	env, err := celenv.New(celenv.Options{Version: cfg.version})
 	if err != nil {
 		return err
@@ -182,7 +193,7 @@ func runWith(ctx context.Context, args []string, out, stderr io.Writer) error {
 		}
 	}
 	r := &runner{opts: opts, parallel: defaultParallel(), stored: cfg.stored}
-	rep := &report{KubernetesVersion: cfg.version.String()}
+	rep := &report{KubernetesVersion: cfg.version.String(), verbose: cfg.verbose, quiet: cfg.quiet && !cfg.verbose}
 	for _, p := range cfg.paths {
 		found, err := discover(p, cfg.filter)
 		if err != nil {

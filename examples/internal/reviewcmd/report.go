@@ -5,7 +5,11 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/vapkit/vapkit/internal/casefile"
 )
 
 // Output formats.
@@ -38,7 +42,13 @@ func writeText(w io.Writer, r *report) error {
 		for _, c := range s.Cases {
 			switch c.Status {
 			case statusPass:
+				if r.quiet {
+					continue
+				}
 				fmt.Fprintf(&b, "--- PASS: %s\n", c.Name)
+				if r.verbose && c.Response != nil {
+					indent(&b, "    ", describeResponse(c.Response))
+				}
 			case statusSkip:
 				fmt.Fprintf(&b, "--- SKIP: %s\n", c.Name)
 				indent(&b, "    ", c.SkipReason)
@@ -49,6 +59,9 @@ func writeText(w io.Writer, r *report) error {
 				indent(&b, "    ", c.Error)
 			case statusFail:
 				fmt.Fprintf(&b, "--- FAIL: %s\n", c.Name)
+				if r.verbose && c.Response != nil {
+					indent(&b, "    ", describeResponse(c.Response))
+				}
 				for _, f := range c.Failures {
 					fmt.Fprintf(&b, "    %s: %s (-want +got):\n", f.Location, f.Field)
 					indent(&b, "        ", f.Diff)
@@ -82,6 +95,23 @@ func writeText(w io.Writer, r *report) error {
 		return writeCoverage(w, r.Coverage)
 	}
 	return nil
+}
+
+// describeResponse renders the decision a case got, for -v.
+func describeResponse(c *casefile.Comparable) string {
+	var b strings.Builder
+	if c.Allowed {
+		b.WriteString("allowed")
+	} else {
+		fmt.Fprintf(&b, "denied: %d %s: %s", c.Code, c.Reason, c.Message)
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(&b, "\nwarning: %s", w)
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.AuditAnnotations)) {
+		fmt.Fprintf(&b, "\naudit annotation %s: %s", k, c.AuditAnnotations[k])
+	}
+	return b.String()
 }
 
 // indent writes each line of text with prefix.

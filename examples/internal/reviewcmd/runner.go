@@ -113,6 +113,9 @@ type report struct {
 	// Coverage is, per suite file, what its tests exercised of its
 	// policies.
 	Coverage []*coverage `json:"coverage,omitempty"`
+
+	// verbose and quiet shape the text report (see config).
+	verbose, quiet bool
 }
 
 // caseRef names one case file.
@@ -155,7 +158,7 @@ func discover(path string, filter *regexp.Regexp) (*discovered, error) {
 			out.broken = append(out.broken, caseResult{Name: file, File: file, Status: statusError, Error: err.Error()})
 			return
 		}
-		if filter != nil && !slices.ContainsFunc(ls.suite.Tests, func(t Test) bool { return filter.MatchString(t.Name) }) {
+		if filter != nil && !slices.ContainsFunc(ls.suite.Tests, func(t SuiteTest) bool { return filter.MatchString(t.Name) }) {
 			return
 		}
 		out.suites = append(out.suites, ls)

@@ -46,7 +46,7 @@ func TestSchemaMatchesTypes(t *testing.T) {
 		want  []string
 	}{
 		{"Suite", schema.Properties, yamlFields(reflect.TypeFor[Suite]())},
-		{"$defs.test", schema.Defs["test"].Properties, yamlFields(reflect.TypeFor[Test]())},
+		{"$defs.test", schema.Defs["test"].Properties, yamlFields(reflect.TypeFor[SuiteTest]())},
 		{"$defs.userInfo", schema.Defs["userInfo"].Properties, yamlFields(reflect.TypeFor[UserInfo]())},
 		{"$defs.groupVersionResource", schema.Defs["groupVersionResource"].Properties, yamlFields(reflect.TypeFor[GroupVersionResource]())},
 		{"$defs.expect", schema.Defs["expect"].Properties, expectFields},

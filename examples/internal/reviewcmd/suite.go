@@ -35,18 +35,18 @@ type Suite struct {
 	// Policies, Bindings, Params, Namespaces, CRDs and Authorizer list
 	// files or globs, relative to the suite file. Each file may hold any
 	// objects; they are sorted by kind wherever they are listed.
-	Policies   []string `yaml:"policies"`
-	Bindings   []string `yaml:"bindings"`
-	Params     []string `yaml:"params"`
-	Namespaces []string `yaml:"namespaces"`
-	CRDs       []string `yaml:"crds"`
-	Authorizer []string `yaml:"authorizer"`
-	Tests      []Test   `yaml:"tests"`
+	Policies   []string    `yaml:"policies"`
+	Bindings   []string    `yaml:"bindings"`
+	Params     []string    `yaml:"params"`
+	Namespaces []string    `yaml:"namespaces"`
+	CRDs       []string    `yaml:"crds"`
+	Authorizer []string    `yaml:"authorizer"`
+	Tests      []SuiteTest `yaml:"tests"`
 }
 
-// Test is one test of a suite: a request built from its objects, and the
+// SuiteTest is one test of a suite: a request built from its objects, and the
 // expected decision.
-type Test struct {
+type SuiteTest struct {
 	Name string `yaml:"name"`
 	// Object and OldObject are inline objects or files holding one object.
 	Object    *ObjectSource `yaml:"object"`
@@ -328,7 +328,7 @@ func (ls *loadedSuite) object(o *ObjectSource, path string) (*unstructured.Unstr
 
 // operation returns the test's operation, inferred from its objects when
 // not given.
-func (t *Test) operation() (admissionv1.Operation, error) {
+func (t *SuiteTest) operation() (admissionv1.Operation, error) {
 	if t.Operation != "" {
 		switch op := admissionv1.Operation(t.Operation); op {
 		case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
@@ -346,7 +346,7 @@ func (t *Test) operation() (admissionv1.Operation, error) {
 }
 
 // userInfo converts the test's user.
-func (t *Test) userInfo() authenticationv1.UserInfo {
+func (t *SuiteTest) userInfo() authenticationv1.UserInfo {
 	if t.UserInfo == nil {
 		return authenticationv1.UserInfo{}
 	}

@@ -118,20 +118,20 @@ func TestTestOperation(t *testing.T) {
 	obj := &ObjectSource{File: "x"}
 	tests := []struct {
 		name string
-		test Test
+		test SuiteTest
 		want admissionv1.Operation
 	}{
-		{"object", Test{Object: obj}, admissionv1.Create},
-		{"both", Test{Object: obj, OldObject: obj}, admissionv1.Update},
-		{"oldObject", Test{OldObject: obj}, admissionv1.Delete},
-		{"explicit", Test{Object: obj, Operation: "CONNECT"}, admissionv1.Connect},
+		{"object", SuiteTest{Object: obj}, admissionv1.Create},
+		{"both", SuiteTest{Object: obj, OldObject: obj}, admissionv1.Update},
+		{"oldObject", SuiteTest{OldObject: obj}, admissionv1.Delete},
+		{"explicit", SuiteTest{Object: obj, Operation: "CONNECT"}, admissionv1.Connect},
 	}
 	for _, tc := range tests {
 		if got, err := tc.test.operation(); err != nil || got != tc.want {
 			t.Errorf("%s: operation() = %q, %v; want %q", tc.name, got, err, tc.want)
 		}
 	}
-	if _, err := (&Test{Object: obj, Operation: "PATCH"}).operation(); err == nil {
+	if _, err := (&SuiteTest{Object: obj, Operation: "PATCH"}).operation(); err == nil {
 		t.Error("operation(PATCH) error = nil, want an error")
 	}
 }
@@ -145,7 +145,7 @@ func TestSuiteErrors(t *testing.T) {
 	}{{
 		name:  "unknown field",
 		files: map[string]string{"s.yaml": suiteHead + "tests:\n- name: a\n  objekt: {}\n  expect: {allow: true}\n"},
-		want:  "DIR/s.yaml:5: field objekt not found in type reviewcmd.Test",
+		want:  "DIR/s.yaml:5: field objekt not found in type reviewcmd.SuiteTest",
 	}, {
 		name:  "bad expectation",
 		files: map[string]string{"s.yaml": suiteHead + "tests:\n- name: a\n  object: " + deployment + "\n  expect: {deny: {code: 99}}\n"},

@@ -150,7 +150,7 @@ func (r *runner) runSuiteFile(ctx context.Context, ls *loadedSuite, filter *rege
 		s.Summary.add(statusError)
 		return s, nil
 	}
-	var tests []*Test
+	var tests []*SuiteTest
 	for i := range ls.suite.Tests {
 		if t := &ls.suite.Tests[i]; filter == nil || filter.MatchString(t.Name) {
 			tests = append(tests, t)
@@ -187,7 +187,7 @@ func suiteName(ls *loadedSuite) string {
 }
 
 // run runs one test.
-func (cs *compiledSuite) run(ctx context.Context, t *Test) testOutcome {
+func (cs *compiledSuite) run(ctx context.Context, t *SuiteTest) testOutcome {
 	file := cs.ls.file
 	res := caseResult{Name: t.Name, File: fmt.Sprintf("%s:%d", file, t.line), Expectation: file}
 	fail := func(err error) testOutcome {
@@ -227,7 +227,7 @@ func (cs *compiledSuite) run(ctx context.Context, t *Test) testOutcome {
 // request builds the request of a test: kind, resource, name and namespace
 // come from the object through the resource mapper (built-in kinds and the
 // suite's CRDs), unless the test gives kind and resource.
-func (cs *compiledSuite) request(t *Test) (*policy.Request, error) {
+func (cs *compiledSuite) request(t *SuiteTest) (*policy.Request, error) {
 	at := func(err error) error { return fmt.Errorf("%s:%d: %w", cs.ls.file, t.line, err) }
 	op, err := t.operation()
 	if err != nil {
