@@ -1,9 +1,15 @@
 #!/bin/sh
-# compare.sh RAW — split the output of
-#   go test -run '^$' -bench . -count 6 ./bench
-# into one file per side and print the benchstat comparisons
-# (upstream vs vapkit, floor vs vapkit, all-tracked floor vs vapkit). Rows
-# are named Eval/<workload> and Compile/1000-policies. Needs benchstat:
+# compare.sh RAW — split the output of run.sh (or of
+#   go test -run '^$' -bench . -count 6 ./bench)
+# into one file per side and print:
+#   - the benchstat comparisons upstream vs vapkit and floor vs vapkit
+#     (rows Eval/<workload> and Compile/1000-policies; wall time, cpu-ns/op,
+#     B/op, allocs/op);
+#   - per-process ratios of cpu-ns/op: the k-th upstream (or floor) result
+#     of a workload divided by the k-th vapkit result, min, median and max
+#     over the processes (run.sh runs the sides of one round next to each
+#     other, so the k-th results share the machine's speed of that moment).
+# Needs benchstat:
 #   go install golang.org/x/perf/cmd/benchstat@latest
 # (or set BENCHSTAT to its path).
 set -eu
@@ -12,7 +18,7 @@ dir=$(mktemp -d)
 trap 'rm -r "$dir"' EXIT
 side() { # side NAME SIDE: keep the lines of one side, without it in the name
 	{
-		grep -E '^(goos|goarch|pkg|cpu):' "$raw" || true
+		grep -E '^(goos|goarch|pkg|cpu):' "$raw" | sort -u || true
 		sed -n -e "s#^Benchmark$2/#BenchmarkEval/#p" \
 			-e "s#^BenchmarkCompile/$1/#BenchmarkCompile/#p" "$raw"
 	} >"$dir/$1"
@@ -20,13 +26,39 @@ side() { # side NAME SIDE: keep the lines of one side, without it in the name
 side upstream Upstream
 side vapkit Vapkit
 side floor Floor
-side floor-tracked FloorTracked
 bench=${BENCHSTAT:-benchstat}
+grep '^#' "$raw" || true
+echo
 echo "## upstream vs vapkit"
 (cd "$dir" && "$bench" upstream vapkit)
 echo
 echo "## floor vs vapkit"
 (cd "$dir" && "$bench" -filter '.name:Eval' floor vapkit)
 echo
-echo "## all-tracked floor vs vapkit"
-(cd "$dir" && "$bench" -filter '.name:Eval' floor-tracked vapkit)
+echo "## per-process ratios of cpu-ns/op (min median max, over processes)"
+awk '
+function metric(    i) { for (i = 3; i < NF; i++) if ($(i+1) == "cpu-ns/op") return $i; return "" }
+/^Benchmark(Upstream|Vapkit|Floor)\// {
+	split($1, p, "/"); s = p[1]; sub(/^Benchmark/, "", s)
+	w = substr($1, length(p[1]) + 2); sub(/-[0-9]+$/, "", w)
+	v = metric(); if (v == "") next
+	k = ++count[s, w]; val[s, w, k] = v
+	if (!(w in seen)) { seen[w] = 1; order[++nw] = w }
+}
+function stats(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return sprintf("%.2fx %.2fx %.2fx", a[1], (n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2), a[n])
+}
+END {
+	printf "%-28s %-28s %-28s\n", "workload", "upstream/vapkit", "floor/vapkit"
+	for (i = 1; i <= nw; i++) {
+		w = order[i]; out = ""
+		for (si = 1; si <= 2; si++) {
+			s = (si == 1 ? "Upstream" : "Floor")
+			n = 0; delete r
+			for (k = 1; k <= count[s, w] && k <= count["Vapkit", w]; k++) r[++n] = val[s, w, k] / val["Vapkit", w, k]
+			out = out sprintf(" %-28s", n ? stats(r, n) : "-")
+		}
+		printf "%-28s%s\n", w, out
+	}
+}' "$raw"

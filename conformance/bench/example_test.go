@@ -17,4 +17,10 @@ func ExampleWorkloads() {
 	// 10000-policies: 10000 policies, allowed=true
 	// selector-params-20: 1 policies, allowed=true
 	// update-large: 11 policies, allowed=true
+	// cluster-10: 10 policies, allowed=true
+	// cluster-100: 100 policies, allowed=true
+	// cluster-1000: 1000 policies, allowed=true
+	// cluster-10000: 10000 policies, allowed=true
+	// update-1-containers: 11 policies, allowed=true
+	// update-1000-containers: 11 policies, allowed=true
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"testing"
@@ -10,8 +11,15 @@ import (
 )
 
 // TestMain silences klog: the upstream plugin logs to stderr, which go test
-// interleaves with the benchmark lines benchstat reads.
+// interleaves with the benchmark lines benchstat reads. With BENCH_SHAPES
+// set it prints each workload's shape, as run.sh does first, and exits.
 func TestMain(m *testing.M) {
+	if os.Getenv("BENCH_SHAPES") != "" {
+		for _, w := range Workloads() {
+			fmt.Printf("# %s: %s\n", w.Name, w.Shape)
+		}
+		os.Exit(0)
+	}
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 	klog.SetLogger(logr.Discard())

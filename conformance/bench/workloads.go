@@ -30,6 +30,15 @@ type Workload struct {
 	Message string
 	// Policies is the number of policies in the case.
 	Policies int
+	// Evaluated is the number of (policy, binding, param) evaluations the
+	// request causes; zero when not stated.
+	Evaluated int
+	// Shape says what the workload contains: the request, how many
+	// policies apply and why the others do not.
+	Shape string
+	// Parallel: the workload is also measured on every core
+	// (<name>-parallel, testing.B.RunParallel).
+	Parallel bool
 	build    func() ([]byte, error)
 }
 
@@ -54,7 +63,8 @@ const (
 	paramNamespace = "policy-config"
 )
 
-// Workloads returns the benchmark workloads in a fixed order:
+// Workloads returns the benchmark workloads in a fixed order: first the
+// original ones, each policy with one binding without selectors,
 //
 //   - one-policy: one matching policy with three validations;
 //   - 10-policies: the ten policies of 100-policies that match;
@@ -67,29 +77,55 @@ const (
 //   - selector-params-20: a binding whose paramRef selector lists 20
 //     ConfigMaps (out of 30), each checked;
 //   - update-large: an UPDATE of a Deployment with 50 containers against
-//     the ten Deployment policies and one comparing object with oldObject.
+//     the ten Deployment policies and one comparing object with oldObject;
+//
+// then the cluster workloads, shaped like multi-tenant clusters (tenant
+// bindings with namespace and object selectors, params by selector, match
+// conditions, matchPolicy Equivalent; see shapeFor):
+//
+//   - cluster-10, cluster-100, cluster-1000, cluster-10000: ten policies
+//     apply; the others target Deployments too but fail by namespace
+//     selector (60%), object selector (20%) or operation (10%), or target
+//     other resources (10%);
+//   - update-1-containers, update-1000-containers: an UPDATE of a
+//     Deployment with 1 or 1,000 containers against the ten cluster
+//     policies and one comparing object with oldObject.
+//
+// Each workload's Shape states the same in one line.
 func Workloads() []Workload {
-	return []Workload{
-		{Name: "one-policy", Allowed: true, Policies: 1, build: func() ([]byte, error) {
-			return buildCase([]policySpec{template(0).forKind(kinds[0], "")}, smallDeployment(), nil, nil)
-		}},
-		{Name: "10-policies", Policies: 10, Message: probeDenial, build: func() ([]byte, error) {
-			return buildCase(matrix(1), smallDeployment(), nil, nil)
-		}},
-		{Name: "100-policies", Policies: 100, Message: probeDenial, build: func() ([]byte, error) {
-			return buildCase(matrix(len(kinds)), smallDeployment(), nil, nil)
-		}},
-		{Name: "10000-policies", Allowed: true, Policies: 10000, build: func() ([]byte, error) {
-			return buildCase(tenThousand(), smallDeployment(), nil, nil)
-		}},
-		{Name: "selector-params-20", Allowed: true, Policies: 1, build: func() ([]byte, error) {
-			return buildCase([]policySpec{selectorPolicy()}, smallDeployment(), nil, selectorParams())
-		}},
-		{Name: "update-large", Allowed: true, Policies: 11, build: func() ([]byte, error) {
-			old := largeDeployment(4, "1.0")
-			return buildCase(append(matrix(1), immutableSelector()), largeDeployment(6, "1.1"), old, nil)
-		}},
-	}
+	return append([]Workload{
+		{Name: "one-policy", Allowed: true, Policies: 1, Evaluated: 1,
+			Shape: "CREATE of a 2-container Deployment; 1 policy (3 validations), 1 binding, no selectors, applies",
+			build: func() ([]byte, error) {
+				return buildCase([]policySpec{template(0).forKind(kinds[0], "")}, smallDeployment(), nil, nil)
+			}},
+		{Name: "10-policies", Policies: 10, Evaluated: 10, Message: probeDenial,
+			Shape: "CREATE of a 2-container Deployment; 10 policies, 1 binding each, no selectors, all apply, one denies",
+			build: func() ([]byte, error) {
+				return buildCase(matrix(1), smallDeployment(), nil, nil)
+			}},
+		{Name: "100-policies", Policies: 100, Evaluated: 10, Message: probeDenial,
+			Shape: "CREATE of a 2-container Deployment; 100 policies, 1 binding each, no selectors; 10 apply (one denies), 90 fail by resource",
+			build: func() ([]byte, error) {
+				return buildCase(matrix(len(kinds)), smallDeployment(), nil, nil)
+			}},
+		{Name: "10000-policies", Allowed: true, Policies: 10000, Evaluated: 1,
+			Shape: "CREATE of a 2-container Deployment; 10,000 policies, 1 binding each, no selectors; 1 applies, 9,999 fail by resource",
+			build: func() ([]byte, error) {
+				return buildCase(tenThousand(), smallDeployment(), nil, nil)
+			}},
+		{Name: "selector-params-20", Allowed: true, Policies: 1, Evaluated: 20,
+			Shape: "CREATE of a 2-container Deployment; 1 policy whose binding selects 20 of 30 ConfigMaps as params, evaluated once per param",
+			build: func() ([]byte, error) {
+				return buildCase([]policySpec{selectorPolicy()}, smallDeployment(), nil, selectorParams())
+			}},
+		{Name: "update-large", Allowed: true, Policies: 11, Evaluated: 11,
+			Shape: "UPDATE of a 50-container Deployment; 11 policies, 1 binding each, no selectors, all apply",
+			build: func() ([]byte, error) {
+				old := largeDeployment(4, "1.0")
+				return buildCase(append(matrix(1), immutableSelector()), largeDeployment(6, "1.1"), old, nil)
+			}},
+	}, clusterWorkloads()...)
 }
 
 // CompileCase returns a case with n policies (the ten templates applied to
@@ -185,10 +221,12 @@ var templates = [...]policyTemplate{
 
 func template(i int) policyTemplate { return templates[i] }
 
-// policySpec is one policy and its binding.
+// policySpec is one policy and its binding, or its bindings when binding
+// is nil.
 type policySpec struct {
-	policy  *admissionregistrationv1.ValidatingAdmissionPolicy
-	binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	policy   *admissionregistrationv1.ValidatingAdmissionPolicy
+	binding  *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
 }
 
 // forKind applies t to kind k; suffix makes the name unique.
@@ -375,6 +413,32 @@ func largeDeployment(replicas int32, tag string) *appsv1.Deployment {
 // params (the two named ConfigMaps plus extra), and the AdmissionReview.
 // oldObj makes the request an UPDATE.
 func buildCase(ps []policySpec, obj, oldObj *appsv1.Deployment, extra []runtime.Object) ([]byte, error) {
+	var nss []*corev1.Namespace
+	for _, ns := range []string{requestNamespace, paramNamespace} {
+		nss = append(nss, &corev1.Namespace{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"kubernetes.io/metadata.name": ns, "env": "prod"}},
+		})
+	}
+	params := []runtime.Object{
+		&corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: "replica-limit", Namespace: paramNamespace},
+			Data:       map[string]string{"maxReplicas": "10"},
+		},
+		&corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: "registries", Namespace: paramNamespace},
+			Data:       map[string]string{"registries": "quay.example.com/,registry.example.com/"},
+		},
+	}
+	return writeCase(ps, nss, obj, oldObj, append(params, extra...))
+}
+
+// writeCase writes the case: policies and bindings, the namespaces, the
+// params and the AdmissionReview for obj in its namespace. oldObj makes the
+// request an UPDATE.
+func writeCase(ps []policySpec, nss []*corev1.Namespace, obj, oldObj *appsv1.Deployment, params []runtime.Object) ([]byte, error) {
 	var buf bytes.Buffer
 	add := func(v any) error {
 		data, err := yaml.Marshal(v)
@@ -389,32 +453,22 @@ func buildCase(ps []policySpec, obj, oldObj *appsv1.Deployment, extra []runtime.
 		if err := add(p.policy); err != nil {
 			return nil, err
 		}
-		if err := add(p.binding); err != nil {
+		bs := p.bindings
+		if p.binding != nil {
+			bs = append(bs, p.binding)
+		}
+		for _, b := range bs {
+			if err := add(b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, ns := range nss {
+		if err := add(ns); err != nil {
 			return nil, err
 		}
 	}
-	for _, ns := range []string{requestNamespace, paramNamespace} {
-		n := &corev1.Namespace{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"kubernetes.io/metadata.name": ns, "env": "prod"}},
-		}
-		if err := add(n); err != nil {
-			return nil, err
-		}
-	}
-	params := []runtime.Object{
-		&corev1.ConfigMap{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: "replica-limit", Namespace: paramNamespace},
-			Data:       map[string]string{"maxReplicas": "10"},
-		},
-		&corev1.ConfigMap{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: "registries", Namespace: paramNamespace},
-			Data:       map[string]string{"registries": "quay.example.com/,registry.example.com/"},
-		},
-	}
-	for _, p := range append(params, extra...) {
+	for _, p := range params {
 		if err := add(p); err != nil {
 			return nil, err
 		}
@@ -427,8 +481,8 @@ func buildCase(ps []policySpec, obj, oldObj *appsv1.Deployment, extra []runtime.
 		UID:       k8stypes.UID("00000000-0000-0000-0000-0000000000b1"),
 		Kind:      metav1.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
 		Resource:  metav1.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
-		Name:      requestName,
-		Namespace: requestNamespace,
+		Name:      obj.Name,
+		Namespace: obj.Namespace,
 		Operation: admissionv1.Create,
 		UserInfo:  authenticationv1.UserInfo{Username: "alice", Groups: []string{"web-team", "system:authenticated"}},
 		Object:    runtime.RawExtension{Raw: raw},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vapkit/vapkit/conformance/upstream"
+	"github.com/vapkit/vapkit/policy"
 )
 
 // TestWorkloadDecisions checks that vapkit reaches each small workload's
@@ -25,26 +26,59 @@ func TestWorkloadDecisions(t *testing.T) {
 			if got := statusMessage(d); d.Allowed != w.Allowed || got != w.Message {
 				t.Errorf("Evaluate() = allowed %v, %q; want allowed %v, %q", d.Allowed, got, w.Allowed, w.Message)
 			}
+			evaluated := 0
+			for _, tr := range d.Trace {
+				if tr.Binding != "" && (tr.Outcome == policy.Passed || tr.Outcome == policy.Failed) {
+					evaluated++
+				}
+			}
+			if evaluated != w.Evaluated {
+				t.Errorf("Evaluate() evaluated %d (policy, binding, param) triples, the workload states %d", evaluated, w.Evaluated)
+			}
 		})
 	}
-	t.Run("upstream/one-policy", func(t *testing.T) {
-		w := Workloads()[0]
-		data, err := w.Case()
-		if err != nil {
-			t.Fatal(err)
+	for _, w := range Workloads() {
+		if w.Name != "one-policy" && w.Name != "cluster-10" && w.Name != "update-1-containers" {
+			continue
 		}
-		c, err := upstream.ParseCase(data, w.Name)
-		if err != nil {
-			t.Fatal(err)
+		t.Run("upstream/"+w.Name, func(t *testing.T) {
+			data, err := w.Case()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := upstream.ParseCase(data, w.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := upstream.Run(context.Background(), c, upstream.Ordering{})
+			if err != nil {
+				t.Fatalf("upstream.Run() error = %v", err)
+			}
+			if resp.Allowed != w.Allowed {
+				t.Errorf("upstream.Run() allowed = %v (%v), want %v", resp.Allowed, resp.Result, w.Allowed)
+			}
+		})
+	}
+}
+
+// TestClusterShape checks that the cluster workloads hold the policies and
+// bindings their shape states.
+func TestClusterShape(t *testing.T) {
+	for _, n := range []int{10, 100, 1000, 10000} {
+		s := shapeFor(n)
+		ps := clusterPolicies(s)
+		bindings := 0
+		for _, p := range ps {
+			bindings += len(p.bindings)
 		}
-		resp, err := upstream.Run(context.Background(), c, upstream.Ordering{})
-		if err != nil {
-			t.Fatalf("upstream.Run() error = %v", err)
+		wantBindings := 3*s.applying + s.bindings*(n-s.applying)
+		if len(ps) != n || bindings != wantBindings {
+			t.Errorf("cluster-%d: %d policies, %d bindings; want %d, %d", n, len(ps), bindings, n, wantBindings)
 		}
-		if resp.Allowed != w.Allowed {
-			t.Errorf("upstream.Run() allowed = %v, want %v", resp.Allowed, w.Allowed)
+		if n == 100 && (s.byNamespace != 54 || s.byObject != 18 || s.byOperation != 9 || s.byResource != 9) {
+			t.Errorf("shapeFor(100) = %+v, want 54 by namespace, 18 by object, 9 by operation, 9 by resource", s)
 		}
-	})
+	}
 }
 
 func TestCompileCase(t *testing.T) {

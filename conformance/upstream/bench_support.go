@@ -106,3 +106,8 @@ func (d *Direct) Validate(ctx context.Context) (warnings []string, err error) {
 func NewClusterTimeout(ctx context.Context, c *Case, timeout time.Duration) (*Cluster, error) {
 	return newCluster(ctx, c, timeout)
 }
+
+// Fork returns another handle on d's plugin, for another goroutine: the
+// plugin, like the API server's, evaluates requests concurrently. It is
+// released with d.
+func (d *Direct) Fork() *Direct { return &Direct{cl: d.cl} }
