@@ -51,6 +51,8 @@ type LabelIndex struct {
 	// policy ruled out by its bindings has a namespaceSelector whose
 	// lookup could fail; the namespace is then looked up first.
 	needsNamespace bool
+	// bindingClauses: some policy may be ruled out by its bindings.
+	bindingClauses bool
 }
 
 // clause is the conjunction of the indexed requirements of one matcher.
@@ -115,6 +117,7 @@ func (s *MatcherSet) NewLabelIndex(entries []LabelIndexEntry) *LabelIndex {
 		}
 		if bindingsOK {
 			st |= bindingClauses
+			ix.bindingClauses = true
 			if !ix.set.selectors[e.Policy.ns].empty {
 				ix.needsNamespace = true
 			}
@@ -262,6 +265,9 @@ func (ix *LabelIndex) Filter(ctx context.Context, sc *Scratch, ids, out []int) [
 	if len(ids) == 0 {
 		return out
 	}
+	if len(ix.clauses) == 0 {
+		return append(out, ids...)
+	}
 	ls := ix.prepare(ctx, sc)
 	if !ls.usable {
 		return append(out, ids...)
@@ -349,7 +355,7 @@ func (ix *LabelIndex) prepare(ctx context.Context, sc *Scratch) *labelScratch {
 		}
 	}
 	ls.usable = true
-	ls.bindingsUsable = !unknownEquivalentKinds(a, sc.o)
+	ls.bindingsUsable = ix.bindingClauses && !unknownEquivalentKinds(a, sc.o)
 	return ls
 }
 

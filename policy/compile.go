@@ -22,12 +22,18 @@ import (
 // bindings. It is immutable and safe for concurrent use; to change policies,
 // compile a new Evaluator and swap it in.
 type Evaluator struct {
-	env        *celenv.Env
-	opts       Options
-	mapper     ResourceMapper
-	converter  Converter
-	policies   []*compiledPolicy
-	index      *matching.Index
+	env       *celenv.Env
+	opts      Options
+	mapper    ResourceMapper
+	converter Converter
+	policies  []*compiledPolicy
+	index     *matching.Index
+	// matchers holds every policy's and binding's compiled selectors;
+	// labels rules out policies by the request's labels; scratches
+	// recycles the per-request matching state, sized for matchers.
+	matchers   *matching.MatcherSet
+	labels     *matching.LabelIndex
+	scratches  sync.Pool
 	allIDs     []int // 0..len(policies)-1, with Options.TraceUnmatched
 	issues     field.ErrorList
 	unattached []string // policies without bindings, by name
@@ -54,8 +60,12 @@ type compiledPolicy struct {
 	policy        *admissionregistrationv1.ValidatingAdmissionPolicy
 	failurePolicy admissionregistrationv1.FailurePolicyType
 	bindings      []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	configErr     error
-	paramKind     *admissionregistrationv1.ParamKind
+	// matcher and bindingMatchers are the compiled match criteria of the
+	// policy and of bindings[i].
+	matcher         *matching.Matcher
+	bindingMatchers []*matching.Matcher
+	configErr       error
+	paramKind       *admissionregistrationv1.ParamKind
 	// paramTypeMeta is the apiVersion and kind injected into typed params;
 	// shared read-only by every evaluation.
 	paramTypeMeta map[string]string
@@ -243,6 +253,7 @@ func (e *Evaluator) arrange(byName map[string]*compiledPolicy) {
 		entries[i] = matching.IndexEntry{ID: i, MatchResources: cp.policy.Spec.MatchConstraints}
 	}
 	e.index = matching.NewIndex(entries)
+	e.compileMatchers()
 	if e.opts.TraceUnmatched {
 		e.allIDs = make([]int, len(e.policies))
 		for i := range e.allIDs {
@@ -379,4 +390,22 @@ func matchesNamespaced(cp *compiledPolicy) bool {
 		}
 	}
 	return false
+}
+
+// compileMatchers compiles the selectors of every policy and binding once,
+// sharing equal ones, and builds the label index over them.
+func (e *Evaluator) compileMatchers() {
+	e.matchers = matching.NewMatcherSet()
+	entries := make([]matching.LabelIndexEntry, len(e.policies))
+	for i, cp := range e.policies {
+		cp.matcher = e.matchers.Policy(cp.policy)
+		cp.bindingMatchers = make([]*matching.Matcher, len(cp.bindings))
+		for j, b := range cp.bindings {
+			cp.bindingMatchers[j] = e.matchers.Binding(b)
+		}
+		entries[i] = matching.LabelIndexEntry{ID: i, Policy: cp.matcher, Bindings: cp.bindingMatchers}
+	}
+	e.labels = e.matchers.NewLabelIndex(entries)
+	set := e.matchers
+	e.scratches.New = func() any { return set.NewScratch() }
 }

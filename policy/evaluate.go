@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/audit"
@@ -121,8 +120,19 @@ func (e *Evaluator) exemptTrace() []PolicyTrace {
 // evaluated (policy, binding, param) and, last, the entries of
 // Evaluator.skipped, so that nothing is left out silently.
 func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
-	mopts := matching.Options{Namespaces: st.e.opts.Namespaces, Resources: st.e.mapper}
+	sc := st.e.scratches.Get().(*matching.Scratch)
+	defer func() {
+		sc.Release()
+		st.e.scratches.Put(sc)
+	}()
+	sc.Reset(&st.attrs, matching.Options{Namespaces: st.e.opts.Namespaces, Resources: st.e.mapper})
 	cands := st.e.candidatesFor(&st.attrs)
+	if !st.e.opts.TraceUnmatched {
+		// With TraceUnmatched every binding a policy's rules select is
+		// traced, so policies are visited as before.
+		st.cands = st.e.labels.Filter(ctx, sc, cands, st.cands[:0])
+		cands = st.cands
+	}
 	visit := st.startTrace(cands)
 	for _, id := range visit {
 		if err := ctx.Err(); err != nil {
@@ -137,7 +147,7 @@ func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 			continue
 		}
 		cands = cands[1:]
-		if err := st.dispatchPolicy(ctx, cp, mopts); err != nil {
+		if err := st.dispatchPolicy(ctx, cp, sc); err != nil {
 			return err
 		}
 	}
@@ -164,9 +174,9 @@ func (st *requestState) startTrace(cands []int) []int {
 // dispatchPolicy evaluates a candidate policy for each of its bindings that
 // matches, then publishes its audit annotations. The error aborts the
 // request.
-func (st *requestState) dispatchPolicy(ctx context.Context, cp *compiledPolicy, mopts matching.Options) error {
+func (st *requestState) dispatchPolicy(ctx context.Context, cp *compiledPolicy, sc *matching.Scratch) error {
 	name := cp.policy.Name
-	res, err := matching.MatchPolicy(ctx, cp.policy, &st.attrs, mopts)
+	res, err := cp.matcher.Match(ctx, sc)
 	if err != nil {
 		st.configError(cp, nil, err)
 		return nil
@@ -180,11 +190,11 @@ func (st *requestState) dispatchPolicy(ctx context.Context, cp *compiledPolicy, 
 		return nil
 	}
 	collector := audit.NewCollector(name)
-	for _, b := range cp.bindings {
+	for i := range cp.bindings {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := st.dispatchBinding(ctx, cp, b, res, mopts, collector); err != nil {
+		if err := st.dispatchBinding(ctx, cp, i, res, sc, collector); err != nil {
 			return err
 		}
 	}
@@ -194,17 +204,18 @@ func (st *requestState) dispatchPolicy(ctx context.Context, cp *compiledPolicy, 
 	return nil
 }
 
-// dispatchBinding evaluates cp for binding b, once per param, if b matches
-// the request; res is how the policy matched. The error aborts the request.
-func (st *requestState) dispatchBinding(ctx context.Context, cp *compiledPolicy, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding,
-	res matching.Result, mopts matching.Options, collector *audit.Collector) error {
-	name := cp.policy.Name
-	ok, err := matching.MatchBinding(ctx, b, &st.attrs, mopts)
+// dispatchBinding evaluates cp for its binding i, once per param, if the
+// binding matches the request; res is how the policy matched. The error
+// aborts the request.
+func (st *requestState) dispatchBinding(ctx context.Context, cp *compiledPolicy, i int,
+	res matching.Result, sc *matching.Scratch, collector *audit.Collector) error {
+	name, b := cp.policy.Name, cp.bindings[i]
+	bres, err := cp.bindingMatchers[i].Match(ctx, sc)
 	if err != nil {
 		st.configError(cp, b, err)
 		return nil
 	}
-	if !ok {
+	if !bres.Matched {
 		st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: NotMatched, Actions: b.Spec.ValidationActions})
 		return nil
 	}

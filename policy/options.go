@@ -50,9 +50,12 @@ type Options struct {
 	CRDs []*unstructured.Unstructured
 	// TraceUnmatched lists every policy in Decision.Trace, including the
 	// ones a request's group, resource and operation rule out before any
-	// evaluation. By default those are left out, so that a request costs
-	// the same however many unrelated policies are loaded; everything that
-	// is considered, evaluated, skipped or ignored is always traced.
+	// evaluation, and every binding of the policies its rules select. By
+	// default those are left out, as are the policies that the namespace's
+	// or the object's labels rule out for all of their bindings (a policy
+	// bound to other tenants), so that a request costs the same however
+	// many unrelated policies are loaded; everything that is considered,
+	// evaluated, skipped or ignored is always traced.
 	TraceUnmatched bool
 	// MeasureCost evaluates every expression with cost tracking, so that
 	// Decision.Trace reports measured costs. By default an expression runs

@@ -52,6 +52,9 @@ type requestState struct {
 	decisions []decision
 	audits    []auditResult
 
+	// cands holds the candidate policies the label index keeps.
+	cands []int
+
 	denied      []deniedDecision
 	failures    []audit.ValidationFailure
 	warnings    warningRecorder
@@ -94,6 +97,7 @@ func newRequestState(e *Evaluator, req *Request) *requestState {
 		msgPtrs:     old.msgPtrs,
 		decisions:   old.decisions,
 		audits:      old.audits,
+		cands:       old.cands[:0],
 		denied:      old.denied[:0],
 		failures:    old.failures[:0],
 	}
@@ -115,7 +119,7 @@ func (st *requestState) release() {
 	clear(st.failures[:cap(st.failures)])
 	*st = requestState{
 		versioned: st.versioned, params: st.params, requestVals: st.requestVals, sizes: st.sizes, results: st.results, msgPtrs: st.msgPtrs,
-		decisions: st.decisions, audits: st.audits, denied: st.denied, failures: st.failures,
+		decisions: st.decisions, audits: st.audits, cands: st.cands, denied: st.denied, failures: st.failures,
 	}
 	statePool.Put(st)
 }
