@@ -29,11 +29,15 @@ import (
 
 // Case is one parsed case file.
 type Case struct {
-	Name       string
-	Policies   []*admissionregistrationv1.ValidatingAdmissionPolicy
-	Bindings   []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	Namespaces []*corev1.Namespace
-	CRDs       []*unstructured.Unstructured
+	Name     string
+	Policies []*admissionregistrationv1.ValidatingAdmissionPolicy
+	Bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	// MutatingPolicies and MutatingBindings run before the validating
+	// policies, as the API server chains them.
+	MutatingPolicies []*admissionregistrationv1.MutatingAdmissionPolicy
+	MutatingBindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
+	Namespaces       []*corev1.Namespace
+	CRDs             []*unstructured.Unstructured
 	// Params are every other object: parameter resources of any kind.
 	Params []runtime.Object
 	// Authorizer holds the AuthorizerRules document, if any.
@@ -59,7 +63,8 @@ func Parse(data []byte, name string) (*Case, error) {
 	if len(m.Reviews) != 1 || m.Reviews[0].Request == nil {
 		return nil, fmt.Errorf("%s: a case needs exactly one AdmissionReview with a request, found %d", name, len(m.Reviews))
 	}
-	c := &Case{Name: name, Policies: m.Policies, Bindings: m.Bindings, Namespaces: m.Namespaces, CRDs: m.CRDs, AdmissionReview: m.Reviews[0]}
+	c := &Case{Name: name, Policies: m.Policies, Bindings: m.Bindings, Namespaces: m.Namespaces, CRDs: m.CRDs, AdmissionReview: m.Reviews[0],
+		MutatingPolicies: m.MutatingPolicies, MutatingBindings: m.MutatingBindings}
 	for _, o := range m.Objects {
 		u, ok := o.(*unstructured.Unstructured)
 		if !ok || u.GroupVersionKind() != authorizerRulesKind {
@@ -110,7 +115,8 @@ func (c *Case) CompileWith(o Options) (*policy.Evaluator, *policy.Request, error
 		return nil, nil, err
 	}
 	ns := matching.NewNamespaceMap(c.Namespaces...)
-	opts := policy.Options{Params: src, Namespaces: ns, Resources: mapper}
+	opts := policy.Options{Params: src, Namespaces: ns, Resources: mapper,
+		MutatingPolicies: c.MutatingPolicies, MutatingBindings: c.MutatingBindings}
 	if c.Authorizer != nil {
 		opts.Authorizer = c.Authorizer
 	}
