@@ -36,7 +36,7 @@ type sizeClass int8
 // noSizeClass is the class of inputs larger than every size class.
 const noSizeClass sizeClass = -1
 
-// classFor returns the size class of inputs whose [SizeBound] is bound.
+// classFor returns the size class of inputs whose size bound is bound.
 func classFor(bound uint64) sizeClass {
 	for i, c := range sizeClasses {
 		if bound <= c {

@@ -36,19 +36,21 @@
 // reached. Compile therefore also estimates an upper bound of each
 // expression's cost, for inputs of unknown size and for inputs whose
 // strings, lists and maps hold at most 16, 64, ... 65,536 elements. A batch
-// made [Batch.Untracked] measures the sizes the estimate depends on, those
-// of the values at the paths the expression reads (the number of
+// started with a [Session] measures the sizes the estimate depends on,
+// those of the values at the paths the expression reads (the number of
 // object.spec.template.spec.containers and the length of each of their
 // images, say, rather than every string and list of the object), and runs
-// the expression untracked when its bound is at most
-// half the per-call limit, charging the bound to the budget. If those
-// charges would exhaust the budget, Eval returns [ErrNeedsTracking] and the
-// caller evaluates the batch again, tracked, so every limit is decided on
-// measured costs: the values, errors and decisions are the API server's
-// either way. The estimates charge what the cost tracker charges (every
-// field selection, the library's larger figure where upstream's estimate
-// and charge disagree), and vapkit's tests compare every measured cost of
-// the conformance cases and of thousands of generated ones with its bound.
+// the expression untracked when its bound is at most half the per-call
+// limit, charging the bound to the budget. If those charges would exhaust
+// the budget, the batch measures instead: it evaluates what it (and the
+// batches it continues, see [Batch.Next]) evaluated so far again, tracked,
+// updates their [Batch.Results], and tracks from then on, so every limit
+// is decided on measured costs and the values, errors and decisions are
+// the API server's either way. Callers never retry. The estimates charge
+// what the cost tracker charges (every field selection, the library's
+// larger figure where upstream's estimate and charge disagree), and
+// vapkit's tests compare every measured cost of the conformance cases and
+// of thousands of generated ones with its bound.
 //
 // The rules that only matter with schemas live in sub-packages: property
 // name escaping in [github.com/vapkit/vapkit/celenv/escaping] and list-type
@@ -61,7 +63,8 @@
 //
 // An [Env] and the [Program] values compiled from it are immutable and safe
 // for concurrent use. A [Scope] is built by one goroutine and may be shared
-// once its last expression is compiled. A [Batch] belongs to one goroutine.
+// once its last expression is compiled. A [Batch] and a [Session] belong to
+// one goroutine.
 // Functions without a receiver keep no state.
 //
 // # Errors

@@ -2,7 +2,6 @@ package celenv
 
 import (
 	"fmt"
-	"strconv"
 	"sync"
 
 	"github.com/google/cel-go/cel"
@@ -56,18 +55,6 @@ const (
 	// rollback can still evaluate them.
 	NewExpressions
 )
-
-// String returns the API server's name of the mode: "StoredExpressions" or
-// "NewExpressions".
-func (m Mode) String() string {
-	switch m {
-	case StoredExpressions:
-		return "StoredExpressions"
-	case NewExpressions:
-		return "NewExpressions"
-	}
-	return "Mode(" + strconv.Itoa(int(m)) + ")"
-}
 
 // versionedOption is one entry of the API server's base environment: options
 // introduced in one version and possibly removed in a later one.
@@ -135,7 +122,7 @@ func (o versionedOption) available(compat Version) bool {
 // Options configure [New]. The zero value selects Kubernetes 1.37.
 type Options struct {
 	// Version is the Kubernetes minor version whose API server vapkit
-	// imitates; 0 means [DefaultVersion].
+	// imitates; 0 means [MaxVersion].
 	Version Version
 	// Extra options are appended to every environment, after Kubernetes'
 	// own. Use them for custom libraries; they make vapkit differ from the
@@ -178,7 +165,7 @@ type libraryEnvs struct {
 func New(opts Options) (*Env, error) {
 	v := opts.Version
 	if v == 0 {
-		v = DefaultVersion
+		v = MaxVersion
 	}
 	if v < MinVersion || v > MaxVersion {
 		return nil, fmt.Errorf("unsupported Kubernetes version %s: supported versions are %s to %s", v, MinVersion, MaxVersion)

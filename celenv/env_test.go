@@ -91,8 +91,8 @@ func TestNewDefaultVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New() error: %v", err)
 	}
-	if got := e.Version(); got != celenv.DefaultVersion {
-		t.Errorf("New().Version() = %s, want %s", got, celenv.DefaultVersion)
+	if got := e.Version(); got != celenv.MaxVersion {
+		t.Errorf("New().Version() = %s, want %s", got, celenv.MaxVersion)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"github.com/vapkit/vapkit/celenv"
 )
 
+var modeName = map[celenv.Mode]string{celenv.StoredExpressions: "StoredExpressions", celenv.NewExpressions: "NewExpressions"}
+
 // ExampleNew asks whether API servers of two versions accept a policy that
 // uses the semver library, introduced in Kubernetes 1.33: a 1.33 server
 // evaluates such stored policies but rejects new ones, as new expressions
@@ -23,7 +25,7 @@ func ExampleNew() {
 		}
 		for _, mode := range []celenv.Mode{celenv.NewExpressions, celenv.StoredExpressions} {
 			p := env.NewScope(celenv.ScopeOptions{}).WithMode(mode).Compile(expr, celenv.Decls{}, cel.BoolType)
-			fmt.Printf("%s %s: accepted=%v\n", v, mode, p.Err() == nil)
+			fmt.Printf("%s %s: accepted=%v\n", v, modeName[mode], p.Err() == nil)
 		}
 	}
 
@@ -35,7 +37,7 @@ func ExampleNew() {
 	scope := env.NewScope(celenv.ScopeOptions{})
 	p := scope.Compile(expr, celenv.Decls{}, cel.BoolType)
 	in := &celenv.Input{Object: map[string]any{"spec": map[string]any{"version": "1.2.3"}}}
-	res, err := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget).Eval(p)
+	res, err := scope.NewBatch(context.Background(), nil, in, celenv.RuntimeBudget).Eval(p)
 	fmt.Println(res.Value, res.Err, res.Cost, err)
 	// Output:
 	// 1.33 NewExpressions: accepted=false
@@ -45,10 +47,11 @@ func ExampleNew() {
 	// true <nil> 6 <nil>
 }
 
-// ExampleBatch_Untracked evaluates an expression untracked, which charges
-// its estimated bound for the inputs' size, and then tracked, which charges
-// the measured cost: the value is the same.
-func ExampleBatch_Untracked() {
+// ExampleSession evaluates an expression in a batch of a Session, which
+// charges the expression's estimated bound for the inputs' sizes when that
+// keeps every limit out of reach, and in a batch without one, which
+// measures the cost as the API server does: the value is the same.
+func ExampleSession() {
 	env, err := celenv.New(celenv.Options{})
 	if err != nil {
 		fmt.Println(err)
@@ -61,17 +64,15 @@ func ExampleBatch_Untracked() {
 		map[string]any{"image": "registry.example.com/sidecar:2.1"},
 	}}}
 	in := &celenv.Input{Object: pod}
-	fmt.Println("size bound:", celenv.SizeBound(pod))
 
-	fast := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget).Untracked(nil)
-	res, err := fast.Eval(p)
-	fmt.Println("untracked:", res.Value, res.Cost, res.Estimated, err)
+	var session celenv.Session
+	res, err := scope.NewBatch(context.Background(), &session, in, celenv.RuntimeBudget).Eval(p)
+	fmt.Println("estimated:", res.Value, res.Cost, res.Estimated, err)
+	session.Reset() // the request is over
 
-	tracked := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget)
-	res, err = tracked.Eval(p)
-	fmt.Println("tracked:", res.Value, res.Cost, res.Estimated, err)
+	res, err = scope.NewBatch(context.Background(), nil, in, celenv.RuntimeBudget).Eval(p)
+	fmt.Println("measured:", res.Value, res.Cost, res.Estimated, err)
 	// Output:
-	// size bound: 32
-	// untracked: true 516 true <nil>
-	// tracked: true 20 false <nil>
+	// estimated: true 516 true <nil>
+	// measured: true 20 false <nil>
 }

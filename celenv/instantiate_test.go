@@ -1,6 +1,7 @@
 package celenv_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,9 +46,9 @@ func TestProgramInstantiation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, mode := range []celenv.Mode{celenv.StoredExpressions, celenv.NewExpressions} {
 				p := env.NewScope(celenv.ScopeOptions{}).WithMode(mode).Compile(tc.expr, celenv.Decls{}, cel.BoolType)
-				check(t, "Scope "+mode.String(), p.Err(), tc.want)
+				check(t, fmt.Sprint("Scope ", mode), p.Err(), tc.want)
 				vs := env.NewScope(celenv.ScopeOptions{CheckOnly: true, NoVariables: true}).WithMode(mode)
-				check(t, "check-only Scope "+mode.String(), vs.Compile(tc.expr, celenv.Decls{Authorizer: true}, cel.BoolType).Err(), tc.want)
+				check(t, fmt.Sprint("check-only Scope ", mode), vs.Compile(tc.expr, celenv.Decls{Authorizer: true}, cel.BoolType).Err(), tc.want)
 			}
 		})
 	}

@@ -49,8 +49,7 @@ func TestUntrackedSizesWhatIsRead(t *testing.T) {
 			t.Fatalf("%s: %v", tc.expr, p.Err())
 		}
 		cost := func(args ...string) int64 {
-			b := scope.NewBatch(context.Background(), &celenv.Input{Object: pod(args[0], args[1], args[2])}, celenv.RuntimeBudget).Untracked(nil)
-			defer b.Release()
+			b := scope.NewBatch(context.Background(), new(celenv.Session), &celenv.Input{Object: pod(args[0], args[1], args[2])}, celenv.RuntimeBudget)
 			r, err := b.Eval(p)
 			if err != nil || !r.Estimated {
 				t.Fatalf("%s: Eval() = %+v, %v; want an estimated cost", tc.expr, r, err)
@@ -69,9 +68,9 @@ func TestUntrackedSizesWhatIsRead(t *testing.T) {
 	}
 }
 
-// TestSizesReset checks that a Sizes remembers a value's size within a
+// TestSessionReset checks that a Session remembers a value's size within a
 // request and forgets it on Reset, even for a value at the same address.
-func TestSizesReset(t *testing.T) {
+func TestSessionReset(t *testing.T) {
 	env, err := celenv.New(celenv.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -80,10 +79,9 @@ func TestSizesReset(t *testing.T) {
 	p := scope.Compile("object.metadata.name.matches('^a+$')", celenv.Decls{}, cel.BoolType)
 	meta := map[string]any{"name": "aaa"}
 	in := &celenv.Input{Object: map[string]any{"metadata": meta}}
-	var sizes celenv.Sizes
+	var session celenv.Session
 	cost := func() int64 {
-		b := scope.NewBatch(context.Background(), in, celenv.RuntimeBudget).Untracked(&sizes)
-		defer b.Release()
+		b := scope.NewBatch(context.Background(), &session, in, celenv.RuntimeBudget)
 		r, err := b.Eval(p)
 		if err != nil || !r.Estimated {
 			t.Fatalf("Eval() = %+v, %v; want an estimated cost", r, err)
@@ -95,7 +93,7 @@ func TestSizesReset(t *testing.T) {
 	if got := cost(); got != short {
 		t.Errorf("same request: bound %d, want the remembered %d", got, short)
 	}
-	sizes.Reset()
+	session.Reset()
 	if got := cost(); got <= short {
 		t.Errorf("after Reset: bound %d, want more than %d for a longer name", got, short)
 	}

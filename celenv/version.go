@@ -27,7 +27,8 @@ import (
 // TestLibrariesByVersion.
 type Version int
 
-// The supported versions. The zero Version means [DefaultVersion].
+// The supported versions. The zero Version means [MaxVersion], the
+// version vapkit matches when none is chosen.
 const (
 	Version1_30 Version = 30
 	Version1_31 Version = 31
@@ -37,9 +38,6 @@ const (
 	Version1_35 Version = 35
 	Version1_36 Version = 36
 	Version1_37 Version = 37
-
-	// DefaultVersion is the version vapkit matches when none is chosen.
-	DefaultVersion = Version1_37
 	// MinVersion and MaxVersion bound the supported range.
 	MinVersion = Version1_30
 	MaxVersion = Version1_37

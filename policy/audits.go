@@ -4,7 +4,6 @@ package policy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -26,14 +25,7 @@ type auditResult struct {
 // runAudits evaluates the policy's audit annotations with in, on a fresh
 // budget, and traces them. The error fails the whole evaluation.
 func (st *requestState) runAudits(ctx context.Context, cp *compiledPolicy, in *celenv.Input, tr *PolicyTrace) ([]auditResult, error) {
-	var results []celenv.Result
-	var err error
-	for _, untracked := range st.costPasses() {
-		results, err = st.evalBatch(ctx, cp.scope, in, celenv.RuntimeBudget, untracked, cp.auditExprs)
-		if !errors.Is(err, celenv.ErrNeedsTracking) {
-			break
-		}
-	}
+	results, err := st.evalBatch(ctx, cp.scope, in, celenv.RuntimeBudget, cp.auditExprs)
 	if err != nil {
 		return nil, err
 	}

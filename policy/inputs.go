@@ -22,6 +22,7 @@ import (
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/celenv/authz"
 	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // versionedObjects are the request's objects converted to one kind, in the
@@ -88,7 +89,7 @@ func isTypedObject(obj runtime.Object) bool {
 }
 
 // objectValue returns the CEL value of obj as object, oldObject or params.
-// A typed struct is read lazily with [celenv.TypedObject], the fields in
+// A typed struct is read lazily with celvalue.TypedObject, the fields in
 // set replacing its own; without set, apiVersion and kind come from the
 // scheme when the object leaves them empty, as [builtin.ToUnstructured]
 // does. Any other object is converted with [builtin.ToUnstructured].
@@ -110,7 +111,7 @@ func objectValue(obj runtime.Object, set map[string]string) (any, error) {
 			}
 		}
 	}
-	return celenv.TypedObject(obj, set), nil
+	return celvalue.TypedObject(obj, set), nil
 }
 
 // typeMeta returns obj's apiVersion and kind as written. Typed objects

@@ -26,14 +26,7 @@ func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy,
 		tr.Err = ignoredMatchError(ignore, vo.err)
 		return !ignore, nil
 	}
-	var results []celenv.Result
-	var err error
-	for _, untracked := range st.costPasses() {
-		results, err = st.evalBatch(ctx, cp.scope, in, celenv.MatchConditionsBudget, untracked, cp.matchConditions)
-		if !errors.Is(err, celenv.ErrNeedsTracking) {
-			break
-		}
-	}
+	results, err := st.evalBatch(ctx, cp.scope, in, celenv.MatchConditionsBudget, cp.matchConditions)
 	if err != nil {
 		if fail {
 			return false, err

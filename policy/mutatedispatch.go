@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/celvalue"
 	"github.com/vapkit/vapkit/internal/mutation"
 	"github.com/vapkit/vapkit/internal/patchtypes"
 )
@@ -244,16 +245,15 @@ func (ph *mutationPhase) mutateOne(ctx context.Context, st *requestState, inv in
 	}
 	in := &celenv.Input{Object: objVal, OldObject: vo.old, Params: pv, Request: st.lazyRequest(inv.res.Resource, vo.kind)}
 	if st.ns != nil {
-		in.Namespace = celenv.Lazy(st.namespaceTrimmed)
+		in.Namespace = celvalue.Lazy(st.namespaceTrimmed)
 	}
 	if inv.cm.base.readsAuthorizer {
 		in.Authorizer, in.RequestResource = st.authorizerValues(ctx)
 	}
 	// Every mutation has a budget of its own; its variables are evaluated
 	// afresh, against the current object.
-	b := inv.cm.base.scope.NewBatch(ctx, in, celenv.RuntimeBudget)
+	b := inv.cm.base.scope.NewBatch(ctx, st.measuringSession(), in, celenv.RuntimeBudget)
 	r, err := b.Eval(m.prog)
-	b.Release()
 	et.Cost = r.Cost
 	if err != nil {
 		return fail(err)

@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // TestAdmissionRequestJSON checks the hand-built `request` value against
@@ -67,7 +67,7 @@ func TestAdmissionRequestJSON(t *testing.T) {
 			}
 			// The lazy typed request the evaluator uses is the same CEL
 			// value: equal as a whole, with the same keys.
-			typed := celenv.TypedValue(admissionRequest(&r, gvr, gvk, options))
+			typed := celvalue.TypedValue(admissionRequest(&r, gvr, gvk, options))
 			for _, expr := range []string{"a == b", "b == a", "a.all(k, k in b) && b.all(k, k in a)", "size(a) == size(b)"} {
 				if v := evalCEL(t, expr, typed, got); v != types.True {
 					t.Errorf("%s = %v for the typed request %v and the map %v", expr, v, typed, got)

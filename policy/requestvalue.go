@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // requestValue returns the `request` variable for the given resource and
@@ -43,7 +43,7 @@ func (st *requestState) requestValue(gvr schema.GroupVersionResource, gvk schema
 		// value where request.options is read.
 		v = admissionRequestJSON(st.req, gvr, gvk, st.options)
 	} else {
-		v = celenv.TypedValue(admissionRequest(st.req, gvr, gvk, st.options))
+		v = celvalue.TypedValue(admissionRequest(st.req, gvr, gvk, st.options))
 	}
 	st.requestVals = append(st.requestVals, requestVal{key: key, val: v})
 	return v
@@ -51,7 +51,7 @@ func (st *requestState) requestValue(gvr schema.GroupVersionResource, gvk schema
 
 // lazyRequest is requestValue, built when an expression first reads
 // `request`.
-func (st *requestState) lazyRequest(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind) celenv.Lazy {
+func (st *requestState) lazyRequest(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind) celvalue.Lazy {
 	key := requestKey{gvr, gvk}
 	if st.lastLazy == nil || st.lastLazyKey != key {
 		st.lastLazyKey = key
@@ -75,7 +75,7 @@ type requestVal struct {
 // ones, requestKind and requestResource the request's; uid is empty because
 // the server does not set it; object and oldObject are empty because the
 // request carries them in their own variables. options is the converted
-// options object, or nil. Read through celenv.TypedValue, it is what
+// options object, or nil. Read through celvalue.TypedValue, it is what
 // admissionRequestJSON builds eagerly, converted only where an expression
 // reads it.
 func admissionRequest(r *Request, gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, options any) *admissionv1.AdmissionRequest {

@@ -13,6 +13,7 @@ import (
 	"github.com/vapkit/vapkit/audit"
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/celenv/authz"
+	"github.com/vapkit/vapkit/internal/celvalue"
 	"github.com/vapkit/vapkit/matching"
 )
 
@@ -35,7 +36,7 @@ type requestState struct {
 	// lastLazy is the lazy request value of lastLazyKey: most policies
 	// of a request see the same resource and kind.
 	lastLazyKey requestKey
-	lastLazy    celenv.Lazy
+	lastLazy    celvalue.Lazy
 	options     any
 	optionsDone bool
 
@@ -43,12 +44,12 @@ type requestState struct {
 	ns                 *corev1.Namespace
 	nsWhole, nsTrimmed map[string]any // converted on first use
 	authzVal, rrVal    ref.Val
-	// sizes remembers the input sizes of untracked evaluations.
-	sizes celenv.Sizes
+	// sess is shared by the request's batches.
+	sess celenv.Session
 	// results, msgPtrs, decisions and audits are reused by every policy
 	// evaluation.
-	results   []celenv.Result
 	msgPtrs   []*celenv.Result
+	msgAt     []int
 	decisions []decision
 	audits    []auditResult
 
@@ -92,9 +93,9 @@ func newRequestState(e *Evaluator, req *Request) *requestState {
 		versioned:   old.versioned[:0],
 		params:      old.params,
 		requestVals: old.requestVals[:0],
-		sizes:       old.sizes,
-		results:     old.results,
+		sess:        old.sess,
 		msgPtrs:     old.msgPtrs,
+		msgAt:       old.msgAt,
 		decisions:   old.decisions,
 		audits:      old.audits,
 		cands:       old.cands[:0],
@@ -110,15 +111,14 @@ func (st *requestState) release() {
 	clear(st.versioned[:cap(st.versioned)])
 	clear(st.params)
 	clear(st.requestVals[:cap(st.requestVals)])
-	st.sizes.Reset()
-	clear(st.results[:cap(st.results)])
+	st.sess.Reset()
 	clear(st.msgPtrs[:cap(st.msgPtrs)])
 	clear(st.decisions[:cap(st.decisions)])
 	clear(st.audits[:cap(st.audits)])
 	clear(st.denied[:cap(st.denied)])
 	clear(st.failures[:cap(st.failures)])
 	*st = requestState{
-		versioned: st.versioned, params: st.params, requestVals: st.requestVals, sizes: st.sizes, results: st.results, msgPtrs: st.msgPtrs,
+		versioned: st.versioned, params: st.params, requestVals: st.requestVals, sess: st.sess, msgPtrs: st.msgPtrs, msgAt: st.msgAt,
 		decisions: st.decisions, audits: st.audits, cands: st.cands, denied: st.denied, failures: st.failures,
 	}
 	statePool.Put(st)
@@ -163,10 +163,4 @@ func scratch[T any](buf *[]T, n int) []T {
 	r := (*buf)[:n]
 	clear(r)
 	return r
-}
-
-// scratchResults returns n zeroed Results that stay valid until the next
-// call: each policy evaluation consumes its results before the next starts.
-func (st *requestState) scratchResults(n int) []celenv.Result {
-	return scratch(&st.results, n)
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // decision is the verdict of one validation, or of a whole evaluation when
@@ -71,7 +72,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 	}
 	in.Request = st.lazyRequest(matched, vo.kind)
 	if st.ns != nil {
-		in.Namespace = celenv.Lazy(st.namespaceTrimmed)
+		in.Namespace = celvalue.Lazy(st.namespaceTrimmed)
 	}
 	if vo.err != nil {
 		return cp.failed(tr, vo.err)
@@ -90,7 +91,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 	if len(cp.audits) > 0 {
 		audIn := *in
 		if st.ns != nil {
-			audIn.Namespace = celenv.Lazy(st.namespaceWhole)
+			audIn.Namespace = celvalue.Lazy(st.namespaceWhole)
 		}
 		out.audits, err = st.runAudits(ctx, cp, &audIn, tr)
 		if err != nil {
@@ -113,45 +114,31 @@ func (t *PolicyTrace) addCost(r celenv.Result) {
 	t.CostEstimated = t.CostEstimated || r.Estimated
 }
 
-// Cost tracking passes: batches first skip cost tracking where the
-// estimates allow; if the estimates would exhaust a budget
-// (celenv.ErrNeedsTracking) the batch runs again tracked, so that every
-// limit is decided on measured costs. Options.MeasureCost tracks from the
-// start.
-var (
-	untrackedFirst = []bool{true, false}
-	trackedOnly    = []bool{false}
-)
-
-func (st *requestState) costPasses() []bool {
-	if st.e.opts.MeasureCost || st.tracked {
-		return trackedOnly
-	}
-	return untrackedFirst
+// session is what the request's batches share. Batches skip cost tracking
+// where the estimates allow, celenv measuring instead when they would
+// exhaust a budget; Options.MeasureCost, and the mutating phase, track
+// from the start.
+func (st *requestState) session() *celenv.Session {
+	st.sess.Measure = st.e.opts.MeasureCost || st.tracked
+	return &st.sess
 }
 
-// newBatch starts a batch, untracked where the estimates allow if asked.
-func (st *requestState) newBatch(ctx context.Context, scope *celenv.Scope, in *celenv.Input, budget int64, untracked bool) *celenv.Batch {
-	b := scope.NewBatch(ctx, in, budget)
-	if untracked {
-		b.Untracked(&st.sizes)
-	}
-	return b
+// measuringSession is session for batches that measure every cost.
+func (st *requestState) measuringSession() *celenv.Session {
+	st.sess.Measure = true
+	return &st.sess
 }
 
-// evalBatch evaluates progs in one batch.
-func (st *requestState) evalBatch(ctx context.Context, scope *celenv.Scope, in *celenv.Input, budget int64, untracked bool, progs []*celenv.Program) ([]celenv.Result, error) {
-	results := st.scratchResults(len(progs))
-	batch := st.newBatch(ctx, scope, in, budget, untracked)
-	defer batch.Release()
-	for i, p := range progs {
-		r, err := batch.Eval(p)
-		if err != nil {
+// evalBatch evaluates progs in one batch. The results are valid until the
+// session's next batch.
+func (st *requestState) evalBatch(ctx context.Context, scope *celenv.Scope, in *celenv.Input, budget int64, progs []*celenv.Program) ([]celenv.Result, error) {
+	batch := scope.NewBatch(ctx, st.session(), in, budget)
+	for _, p := range progs {
+		if _, err := batch.Eval(p); err != nil {
 			return nil, err
 		}
-		results[i] = r
 	}
-	return results, nil
+	return batch.Results(), nil
 }
 
 func valueString(v ref.Val) string {

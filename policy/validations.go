@@ -4,7 +4,6 @@ package policy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -20,15 +19,7 @@ import (
 // the next evaluation reuses its slices. The error fails the whole
 // evaluation.
 func (st *requestState) runValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input, tr *PolicyTrace) (validateResult, error) {
-	var results []celenv.Result
-	var messages []*celenv.Result
-	var msgErr, err error
-	for _, untracked := range st.costPasses() {
-		results, messages, msgErr, err = st.evalValidations(ctx, cp, valIn, msgIn, untracked)
-		if !errors.Is(err, celenv.ErrNeedsTracking) {
-			break
-		}
-	}
+	results, messages, msgErr, err := st.evalValidations(ctx, cp, valIn, msgIn)
 	if err != nil {
 		return validateResult{}, err
 	}
@@ -92,7 +83,7 @@ func messageTrace(v compiledValidation, m *celenv.Result) ExprTrace {
 	switch {
 	case m.Value == nil && m.Err == nil:
 		// Not evaluated: the validation passed, so the message is
-		// never shown (celenv.Batch.Skip).
+		// never shown (celenv.Batch.Charge).
 		et.Outcome = Skipped
 	case m.Err != nil:
 		et.Outcome, et.Err = Errored, m.Err.Error()
@@ -104,21 +95,20 @@ func messageTrace(v compiledValidation, m *celenv.Result) ExprTrace {
 
 // evalValidations evaluates the validations with valIn, then the message
 // expressions with msgIn on what is left of the budget. msgErr is the error
-// that stopped the message expressions.
-func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input, untracked bool) (results []celenv.Result, messages []*celenv.Result, msgErr, err error) {
-	n := len(cp.validations)
-	buf := st.scratchResults(2 * n)
-	results, msgResults := buf[:n:n], buf[n:]
-	batch := st.newBatch(ctx, cp.scope, valIn, celenv.RuntimeBudget, untracked)
-	defer batch.Release()
-	for i, v := range cp.validations {
-		r, err := batch.Eval(v.expr)
-		if err != nil {
+// that stopped the message expressions. The results are valid until the
+// session's next batch.
+func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input) (results []celenv.Result, messages []*celenv.Result, msgErr, err error) {
+	batch := cp.scope.NewBatch(ctx, st.session(), valIn, celenv.RuntimeBudget)
+	for _, v := range cp.validations {
+		if _, err := batch.Eval(v.expr); err != nil {
 			return nil, nil, nil, err
 		}
-		results[i] = r
 	}
+	n := len(cp.validations)
 	messages = scratch(&st.msgPtrs, n)
+	// at[i] is 1 + the position of validation i's message among msgBatch's
+	// Results, 0 for none.
+	at := scratch(&st.msgAt, n)
 	var msgBatch *celenv.Batch
 	for i, v := range cp.validations {
 		if v.message == nil {
@@ -126,33 +116,28 @@ func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy,
 		}
 		if msgBatch == nil {
 			msgBatch = batch.Next(msgIn)
-			defer msgBatch.Release()
 		}
-		if results[i].Err == nil && results[i].Value == types.True {
+		if r := batch.Results()[i]; r.Err == nil && r.Value == types.True {
 			// The message of a passing validation is never shown; only
 			// its cost counts, and its bound covers that.
-			r, skipped, err := msgBatch.Skip(v.message)
-			if errors.Is(err, celenv.ErrNeedsTracking) {
-				return nil, nil, nil, err
-			}
-			if skipped {
-				msgResults[i] = r
-				messages[i] = &msgResults[i]
-				continue
-			}
-		}
-		r, err := msgBatch.Eval(v.message)
-		if errors.Is(err, celenv.ErrNeedsTracking) {
-			return nil, nil, nil, err
+			_, err = msgBatch.Charge(v.message)
+		} else {
+			_, err = msgBatch.Eval(v.message)
 		}
 		if err != nil {
 			msgErr = err
 			break
 		}
-		msgResults[i] = r
-		messages[i] = &msgResults[i]
+		at[i] = len(msgBatch.Results())
 	}
-	return results, messages, msgErr, nil
+	for i, k := range at {
+		if k > 0 {
+			messages[i] = &msgBatch.Results()[k-1]
+		}
+	}
+	// Read last: measuring the message expressions' costs may have
+	// measured the validations' too.
+	return batch.Results(), messages, msgErr, nil
 }
 
 // maxMessageLength is the longest messageExpression result, in bytes, that

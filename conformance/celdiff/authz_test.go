@@ -120,7 +120,7 @@ func TestAuthorizerMatchesUpstream(t *testing.T) {
 					authorizer, requestResource := celenv.AuthorizerValues(ctx, vapkitAuthorizer(), u, authz.RequestResource{
 						Group: "example.com", Resource: "widgets", Namespace: "default", Name: "w"})
 					in := &celenv.Input{Object: obj, Authorizer: authorizer, RequestResource: requestResource}
-					res, err := scope.NewBatch(ctx, in, celenv.RuntimeBudget).Eval(p)
+					res, err := scope.NewBatch(ctx, nil, in, celenv.RuntimeBudget).Eval(p)
 					got := outcome{Cost: res.Cost}
 					switch {
 					case err != nil:

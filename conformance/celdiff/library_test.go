@@ -143,7 +143,7 @@ func newVapkitRunner(t *testing.T, v celenv.Version) *vapkitRunner {
 func (r *vapkitRunner) eval(expr string, obj map[string]any) outcome {
 	scope := r.env.NewScope(celenv.ScopeOptions{})
 	p := scope.Compile(expr, celenv.Decls{})
-	batch := scope.NewBatch(context.Background(), &celenv.Input{Object: obj}, celenv.RuntimeBudget)
+	batch := scope.NewBatch(context.Background(), nil, &celenv.Input{Object: obj}, celenv.RuntimeBudget)
 	res, err := batch.Eval(p)
 	if err != nil {
 		return outcome{Err: "batch: " + err.Error()}

@@ -13,9 +13,9 @@ var costCount = flag.Int("cost.count", 3000, "number of generated cases whose co
 
 // TestGeneratedCostBounds evaluates generated cases with vapkit, tracking
 // every cost, and checks each measured cost against the estimated bound
-// that would have let the expression run untracked (see
-// celenv.ErrNeedsTracking): a bound below a measurement could let an
-// untracked evaluation miss a limit the API server enforces.
+// that would have let the expression run untracked (see celenv.Session): a
+// bound below a measurement could let an untracked evaluation miss a limit
+// the API server enforces.
 func TestGeneratedCostBounds(t *testing.T) {
 	n := *costCount
 	if testing.Short() && n > 300 {

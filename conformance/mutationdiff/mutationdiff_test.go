@@ -178,8 +178,7 @@ func runVapkit(t *testing.T, tc testCase, objs map[string]json.RawMessage) outco
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := s.NewBatch(context.Background(), &celenv.Input{Object: u}, celenv.RuntimeBudget)
-	defer b.Release()
+	b := s.NewBatch(context.Background(), nil, &celenv.Input{Object: u}, celenv.RuntimeBudget)
 	r, err := b.Eval(p)
 	if err != nil {
 		return outcome{Err: err.Error()}

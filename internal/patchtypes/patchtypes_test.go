@@ -20,8 +20,7 @@ func eval(t *testing.T, expr string) *patchtypes.ObjectVal {
 	if p.Err() != nil {
 		t.Fatalf("Compile(%q): %v", expr, p.Err())
 	}
-	b := s.NewBatch(t.Context(), &celenv.Input{}, celenv.RuntimeBudget)
-	defer b.Release()
+	b := s.NewBatch(t.Context(), nil, &celenv.Input{}, celenv.RuntimeBudget)
 	r, err := b.Eval(p)
 	if err != nil || r.Err != nil {
 		t.Fatalf("Eval(%q): %v %v", expr, err, r.Err)

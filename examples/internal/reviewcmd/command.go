@@ -127,7 +127,7 @@ func parseArgs(args []string) (*config, bool, error) {
 	default:
 		return nil, false, usagef("unknown -format %q: want text, json or junit", *format)
 	}
-	cfg.version = celenv.DefaultVersion
+	cfg.version = celenv.MaxVersion
 	if *version != "" {
 		v, err := celenv.ParseVersion(*version)
 		if err != nil {
