@@ -2,6 +2,7 @@ package policy
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/vapkit/vapkit/internal/apivalidation"
 	"github.com/vapkit/vapkit/internal/mutation"
 	"github.com/vapkit/vapkit/matching"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Evaluator answers admission requests for a fixed set of policies and
@@ -43,9 +45,9 @@ type Evaluator struct {
 	skipped []PolicyTrace
 
 	// candidates memoizes the index's answer per operation, resource and
-	// subresource (a candidateKey) when the mapper is vapkit's own (from
-	// NewResourceMapper), whose answers never change; candidateCount bounds it, since requests may
-	// name any resource.
+	// subresource (a candidateKey) when the mapper is vapkit's own
+	// (manifest.ResourceMapper), whose answers never change; candidateCount
+	// bounds it, since requests may name any resource.
 	candidates     sync.Map
 	candidateCount atomic.Int32
 
@@ -111,8 +113,9 @@ type compiledAudit struct {
 // v1beta1 or v1alpha1 are converted, and defaulted, by that Load.
 // Compile never modifies its arguments.
 //
-// It fails only on unusable input: nil entries or two policies or bindings
-// with the same name. Problems the API server tolerates, or would have
+// It fails only on unusable input: nil entries, two policies or bindings
+// with the same name, malformed Options.CRDs, or both Options.Resources
+// and Options.CRDs set. Problems the API server tolerates, or would have
 // rejected when the object was created, are kept and behave at evaluation
 // as they would there: an expression that does not compile fails when
 // evaluated (subject to failurePolicy), a binding naming a missing policy is
@@ -137,8 +140,11 @@ func Compile(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bind
 		}
 		e.env = env
 	}
+	if e.mapper != nil && len(opts.CRDs) > 0 {
+		return nil, errors.New("options: set Resources or CRDs, not both: a ResourceMapper of your own must answer for the CRDs' kinds itself")
+	}
 	if e.mapper == nil {
-		m, err := NewResourceMapper(opts.CRDs...)
+		m, err := manifest.NewResourceMapper(opts.CRDs...)
 		if err != nil {
 			return nil, err
 		}

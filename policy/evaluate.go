@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/audit"
-	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Evaluate admits or denies req as the API server's ValidatingAdmissionPolicy
@@ -273,7 +273,7 @@ const maxCandidateMemo = 1024
 // candidatesFor returns the IDs of the policies that may match a, sorted;
 // the slice is shared and must not be modified.
 func (e *Evaluator) candidatesFor(a *matching.Attributes) []int {
-	if _, ours := e.mapper.(*builtin.Mapper); !ours {
+	if _, ours := e.mapper.(*manifest.ResourceMapper); !ours {
 		// A caller's own mapper may change its answers.
 		return e.index.CandidatesFor(a, e.mapper)
 	}

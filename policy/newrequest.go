@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // RequestOptions are the optional parts of a request built by [NewRequest].
@@ -38,9 +39,10 @@ type RequestOptions struct {
 	// CONNECT.
 	Options runtime.Object
 	// Resources maps the objects' kinds to resources and scopes. Nil: the
-	// built-in kinds of Kubernetes 1.37 ([NewResourceMapper] without
-	// CRDs); set it, for example to [NewResourceMapper] with your CRDs, for
-	// custom resources. [Evaluator.Request] uses the evaluator's mapper.
+	// built-in kinds of Kubernetes 1.37 ([manifest.NewResourceMapper]
+	// without CRDs); set it, for example to [manifest.NewResourceMapper]
+	// with your CRDs, for custom resources. [Evaluator.Request] uses the
+	// evaluator's mapper.
 	Resources ResourceMapper
 }
 
@@ -137,7 +139,7 @@ func (e *Evaluator) Request(op admissionv1.Operation, obj, oldObj runtime.Object
 
 // builtinMapper is the mapper of the built-in kinds, built once: it never
 // changes after construction.
-var builtinMapper = sync.OnceValues(func() (ResourceMapper, error) { return NewResourceMapper() })
+var builtinMapper = sync.OnceValues(func() (ResourceMapper, error) { return manifest.NewResourceMapper() })
 
 // resourceOf returns the resource of gvk and whether it is namespaced; a
 // set override is used as the resource, its scope looked up by its group

@@ -63,7 +63,7 @@ func TestNewRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withCRD, err := policy.NewResourceMapper(m.CRDs...)
+	withCRD, err := manifest.NewResourceMapper(m.CRDs...)
 	if err != nil {
 		t.Fatal(err)
 	}

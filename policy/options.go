@@ -4,14 +4,12 @@ import (
 	"fmt"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/celenv/authz"
-	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 )
@@ -40,14 +38,16 @@ type Options struct {
 	// Authorizer answers the authorizer library's checks; nil makes every
 	// check report the error "no authorizer configured".
 	Authorizer authz.Authorizer
-	// Resources maps kinds to resources and knows which resources are
-	// equivalent. Nil: the built-in kinds of Kubernetes 1.37 plus the kinds
-	// of CRDs.
+	// Resources and CRDs say which kinds and resources exist; set at most
+	// one of them, Compile fails when both are set. Resources maps kinds to
+	// resources and knows which resources are equivalent; nil means
+	// [manifest.NewResourceMapper] of CRDs: the built-in kinds of
+	// Kubernetes 1.37 plus the kinds of CRDs (apiextensions.k8s.io/v1
+	// CustomResourceDefinitions), all served versions of one CRD being
+	// equivalent resources. To combine your own mapper with CRDs, make it
+	// answer for them.
 	Resources ResourceMapper
-	// CRDs are apiextensions.k8s.io/v1 CustomResourceDefinitions whose kinds
-	// the default ResourceMapper knows: all served versions of one CRD are
-	// equivalent resources. Ignored when Resources is set.
-	CRDs []*unstructured.Unstructured
+	CRDs      []*unstructured.Unstructured
 	// TraceUnmatched lists every policy in Decision.Trace, including the
 	// ones a request's group, resource and operation rule out before any
 	// evaluation, and every binding of the policies its rules select. By
@@ -82,36 +82,13 @@ type Options struct {
 }
 
 // ResourceMapper knows the resources behind kinds and which resources share
-// storage. Implementations must be safe for concurrent use.
+// storage. [manifest.ResourceMapper] implements it for the built-in kinds
+// and a set of CRDs; implementations must be safe for concurrent use.
 type ResourceMapper interface {
 	runtime.EquivalentResourceMapper
 	// ResourceFor returns the resource serving kind and whether it is
 	// namespaced; an error when the kind is unknown.
 	ResourceFor(kind schema.GroupVersionKind) (resource schema.GroupVersionResource, namespaced bool, err error)
-}
-
-// NewResourceMapper returns the mapper Compile uses when Options.Resources
-// is nil: every built-in kind of Kubernetes 1.37 with its resource, scope and
-// subresources, plus the kinds of the given CustomResourceDefinitions
-// (apiextensions.k8s.io/v1, as *unstructured.Unstructured), whose served
-// versions are equivalent resources. Use it to wrap or extend the default.
-func NewResourceMapper(crds ...*unstructured.Unstructured) (ResourceMapper, error) {
-	list := make([]builtin.CRD, 0, len(crds))
-	for i, u := range crds {
-		if u == nil {
-			return nil, fmt.Errorf("crds[%d]: must not be nil", i)
-		}
-		crd, err := builtin.CRDFromUnstructured(u)
-		if err != nil {
-			return nil, fmt.Errorf("crds[%d] (%s): %w", i, u.GetName(), err)
-		}
-		list = append(list, crd)
-	}
-	m, err := builtin.NewMapper(list...)
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 // Converter converts an object to another version of its kind.

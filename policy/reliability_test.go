@@ -468,12 +468,32 @@ func TestCompileHostile(t *testing.T) {
 	ok := func(name string) *admissionregistrationv1.ValidatingAdmissionPolicy {
 		return vap(name, func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations = validations("true") })
 	}
+	mapper, err := manifest.NewResourceMapper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com"},
+		"spec": map[string]any{
+			"group": "example.com", "scope": "Namespaced",
+			"names":    map[string]any{"plural": "widgets", "kind": "Widget"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true}},
+		},
+	}}
 	tests := []struct {
 		name    string
 		ps      []*admissionregistrationv1.ValidatingAdmissionPolicy
 		bs      []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+		opts    policy.Options
 		wantErr string
 	}{
+		{name: "resources and crds", opts: policy.Options{Resources: mapper, CRDs: []*unstructured.Unstructured{crd}},
+			wantErr: "options: set Resources or CRDs, not both"},
+		{name: "crd twice", opts: policy.Options{CRDs: []*unstructured.Unstructured{crd, crd}},
+			wantErr: "CRD widgets.example.com: defined twice"},
+		{name: "nil crd", opts: policy.Options{CRDs: []*unstructured.Unstructured{nil}},
+			wantErr: "crds[0]: must not be nil"},
 		{name: "duplicate policy", ps: []*admissionregistrationv1.ValidatingAdmissionPolicy{ok("p"), ok("p")},
 			wantErr: `policies[1].metadata.name: Duplicate value: "p"`},
 		{name: "duplicate binding", ps: []*admissionregistrationv1.ValidatingAdmissionPolicy{ok("p")},
@@ -486,7 +506,7 @@ func TestCompileHostile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ev, err := policy.Compile(tc.ps, tc.bs, policy.Options{})
+			ev, err := policy.Compile(tc.ps, tc.bs, tc.opts)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("Compile() = %v, %v, want error containing %q", ev, err, tc.wantErr)
 			}

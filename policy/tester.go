@@ -44,7 +44,9 @@ type Tester struct {
 //     the kubernetes.io/metadata.name label the API server sets, so tests
 //     need not declare the namespaces of their objects.
 //   - Resources: the built-in kinds of Kubernetes 1.37 and the kinds of the
-//     CRDs in m.CRDs and opts.CRDs.
+//     CRDs in m.CRDs and opts.CRDs ([manifest.NewResourceMapper]); as for
+//     [Compile], setting both opts.Resources and opts.CRDs is an error, and
+//     with opts.Resources set m.CRDs play no part.
 //
 // Unlike [Compile], NewTester fails when the API server would refuse m
 // ([Refusals], in the NewExpressions environment of opts.Env's version) or
@@ -57,18 +59,22 @@ func NewTester(m *manifest.Set, opts Options) (*Tester, error) {
 	if rs := Refusals(opts.Env, m); len(rs) > 0 {
 		return nil, refusalsError(rs)
 	}
-	if opts.Resources == nil {
-		mapper, err := NewResourceMapper(append(m.CRDs[:len(m.CRDs):len(m.CRDs)], opts.CRDs...)...)
+	resources := opts.Resources
+	if resources == nil {
+		// Compile builds the same mapper from opts.CRDs, which also give
+		// the mutating policies their schemas.
+		opts.CRDs = slices.Concat(m.CRDs, opts.CRDs)
+		mapper, err := manifest.NewResourceMapper(opts.CRDs...)
 		if err != nil {
 			return nil, err
 		}
-		opts.Resources = mapper
+		resources = mapper
 	}
 	if opts.Params == nil {
 		objs := make([]runtime.Object, 0, len(m.Objects))
 		for _, o := range m.Objects {
 			if u, ok := o.(*unstructured.Unstructured); ok && u.GetNamespace() == "" {
-				if _, namespaced, err := opts.Resources.ResourceFor(u.GroupVersionKind()); err == nil && namespaced {
+				if _, namespaced, err := resources.ResourceFor(u.GroupVersionKind()); err == nil && namespaced {
 					u = u.DeepCopy()
 					u.SetNamespace(metav1.NamespaceDefault)
 					o = u
@@ -96,7 +102,7 @@ func NewTester(m *manifest.Set, opts Options) (*Tester, error) {
 	if err := ev.Issues().ToAggregate(); err != nil {
 		return nil, fmt.Errorf("policies have issues: %w", err)
 	}
-	return &Tester{ev: ev, resources: opts.Resources}, nil
+	return &Tester{ev: ev, resources: resources}, nil
 }
 
 // testerNamespaces serves declared namespaces and makes up the others.

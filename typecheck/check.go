@@ -1,6 +1,7 @@
 package typecheck
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -11,11 +12,38 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // MaxTypesToCheck is how many kinds one resource rule may contribute before
 // the API server stops collecting kinds for a policy.
 const MaxTypesToCheck = 10
+
+// Options configure a [Checker]. The zero value checks against the
+// built-in kinds and schemas of Kubernetes 1.37, as the API server does.
+type Options struct {
+	// Env provides the CEL libraries; nil: Kubernetes 1.37.
+	Env *celenv.Env
+	// Schemas resolves the schema of a kind; nil: [BuiltinResolver].
+	Schemas SchemaResolver
+	// Resources and CRDs say which kinds a policy's resource rules name;
+	// set at most one of them, NewChecker fails when both are set.
+	//
+	// Resources maps resources to kinds, for example a meta.RESTMapper of
+	// your cluster; nil: [manifest.NewResourceMapper], the resources a
+	// kube-apiserver 1.37 serves by default. Warnings are then what the API
+	// server writes when its schemas come from Schemas and its resources
+	// from Resources.
+	//
+	// CRDs are apiextensions.k8s.io/v1 CustomResourceDefinitions (as
+	// [manifest.Load] returns them) that the API server's built-in checking
+	// never looks at. With CRDs, a policy is checked twice: once as the API
+	// server does (Result.Warnings), then with the CRDs' kinds added to the
+	// built-in resources and their openAPIV3Schemas added to Schemas; what
+	// the second pass adds goes to Result.Extended.
+	Resources KindMapper
+	CRDs      []*unstructured.Unstructured
+}
 
 // Checker type-checks policies against kind schemas, reproducing the API
 // server's ValidatingAdmissionPolicy type checker. It is immutable and safe
@@ -24,57 +52,80 @@ type Checker struct {
 	env      *celenv.Env
 	resolver SchemaResolver
 	kinds    KindMapper
+	// extended is the second pass, with the CRDs' kinds and schemas; nil
+	// without Options.CRDs.
+	extended *Checker
 }
 
-// NewChecker returns a checker that compiles with env's libraries (env nil:
-// Kubernetes 1.37), reads schemas from r (nil: [BuiltinResolver]) and finds
-// the kinds of resource rules with kinds (nil: the built-in resources, see
-// [NewKindMapper]).
-func NewChecker(env *celenv.Env, r SchemaResolver, kinds KindMapper) (*Checker, error) {
+// NewChecker returns a checker for opts. It fails when the environment
+// cannot be built, when a CRD is malformed or defines a built-in kind, or
+// when both opts.Resources and opts.CRDs are set.
+func NewChecker(opts Options) (*Checker, error) {
+	if opts.Resources != nil && len(opts.CRDs) > 0 {
+		return nil, errors.New("typecheck: set Options.Resources or Options.CRDs, not both")
+	}
+	env := opts.Env
 	if env == nil {
 		var err error
 		if env, err = celenv.New(celenv.Options{}); err != nil {
 			return nil, err
 		}
 	}
-	if r == nil {
-		r = BuiltinResolver()
+	c := &Checker{env: env, resolver: opts.Schemas, kinds: opts.Resources}
+	if c.resolver == nil {
+		c.resolver = BuiltinResolver()
 	}
-	if kinds == nil {
+	if c.kinds == nil {
 		var err error
-		if kinds, err = NewKindMapper(); err != nil {
+		if c.kinds, err = manifest.NewResourceMapper(); err != nil {
 			return nil, err
 		}
 	}
-	return &Checker{env: env, resolver: r, kinds: kinds}, nil
-}
-
-// Check returns the status.typeChecking.expressionWarnings the API server's
-// policy status controller would write for p, when its schemas come from r
-// and its resources are the built-in ones of Kubernetes 1.37. See
-// [Checker.Check]. It returns nil when the environment cannot be built.
-func Check(env *celenv.Env, r SchemaResolver, p *admissionregistrationv1.ValidatingAdmissionPolicy) []admissionregistrationv1.ExpressionWarning {
-	c, err := NewChecker(env, r, nil)
-	if err != nil {
-		return nil
+	if len(opts.CRDs) == 0 {
+		return c, nil
 	}
-	return c.Check(p)
+	kinds, err := manifest.NewResourceMapper(opts.CRDs...)
+	if err != nil {
+		return nil, err
+	}
+	schemas, err := NewCRDResolver(opts.CRDs...)
+	if err != nil {
+		return nil, err
+	}
+	c.extended = &Checker{env: env, resolver: Combine(c.resolver, schemas), kinds: kinds}
+	return c, nil
 }
 
-// Check type-checks p the way the API server does and returns one warning
-// per validation expression or messageExpression with issues, in validation
-// order, or nil.
+// Result is what [Checker.Check] finds in a policy.
+type Result struct {
+	// Warnings are exactly what the API server writes to
+	// status.typeChecking.expressionWarnings, with the checker's schemas
+	// and resources: one warning per validation expression or
+	// messageExpression with issues, in validation order; nil when there
+	// are none.
+	Warnings []admissionregistrationv1.ExpressionWarning
+	// Extended are warnings beyond upstream's built-in checking, in the
+	// same format, when Options.CRDs were given: custom kinds matched by
+	// the policy checked against their CRD's openAPIV3Schema, and kinds
+	// checked with params typed by a custom paramKind's schema. Only
+	// per-kind messages that Warnings does not already hold for the same
+	// expression are listed.
+	Extended []admissionregistrationv1.ExpressionWarning
+}
+
+// Check type-checks p the way the API server does. A nil p gives the zero
+// Result.
 //
 // The kinds checked come from spec.matchConstraints.resourceRules: rules
 // with a wildcard group or version are skipped; wildcard resources and
 // subresources are dropped; each remaining group × version × resource (each
 // list sorted) is mapped to its kinds, and once one rule has produced
 // [MaxTypesToCheck] kinds the collection stops. Kinds are checked in group,
-// version, kind order; kinds without a schema are skipped. object and
-// oldObject have the kind's type, params the paramKind's type (dyn when it
-// has no schema), variables are compiled in order (their own issues are not
-// reported), and authorizer is declared without
-// authorizer.requestResource, as upstream.
+// version, kind order; kinds without a schema are skipped
+// ([Checker.Unchecked] lists them). object and oldObject have the kind's
+// type, params the paramKind's type (dyn when it has no schema), variables
+// are compiled in order (their own issues are not reported), and authorizer
+// is declared without authorizer.requestResource, as upstream.
 //
 // The warning text is, per kind with issues, "<group/version, Kind=Kind>:
 // <cel issues>\n", joined with "\n". One difference: where upstream names
@@ -82,8 +133,28 @@ func Check(env *celenv.Env, r SchemaResolver, p *admissionregistrationv1.Validat
 // overload" messages), vapkit uses the plain kind (Deployment.spec), or
 // <Kind>Params for a paramKind of the same kind name as the checked kind
 // but another group or version.
-func (c *Checker) Check(p *admissionregistrationv1.ValidatingAdmissionPolicy) []admissionregistrationv1.ExpressionWarning {
-	return format(c.results(p))
+func (c *Checker) Check(p *admissionregistrationv1.ValidatingAdmissionPolicy) Result {
+	up := c.results(p)
+	if c.extended == nil {
+		return Result{Warnings: format(up)}
+	}
+	more := c.extended.results(p)
+	for i := range more {
+		have := map[string]bool{}
+		if i < len(up) {
+			for _, g := range up[i].results {
+				have[g.text] = true
+			}
+		}
+		kept := more[i].results[:0]
+		for _, g := range more[i].results {
+			if !have[g.text] {
+				kept = append(kept, g)
+			}
+		}
+		more[i].results = kept
+	}
+	return Result{Warnings: format(up), Extended: format(more)}
 }
 
 // gvkResult is the outcome of checking one expression against one kind.
@@ -306,58 +377,4 @@ func format(rs []exprResult) []admissionregistrationv1.ExpressionWarning {
 		out = append(out, admissionregistrationv1.ExpressionWarning{FieldRef: r.fieldRef, Warning: strings.Join(texts, "\n")})
 	}
 	return out
-}
-
-// Result is the outcome of [CheckExtended].
-type Result struct {
-	// Warnings are exactly what the API server writes to
-	// status.typeChecking.expressionWarnings with built-in schemas.
-	Warnings []admissionregistrationv1.ExpressionWarning
-	// Extended are warnings beyond upstream's built-in checking, in the
-	// same format: custom kinds matched by the policy checked against their
-	// CRD's openAPIV3Schema, and kinds checked with params typed by a custom
-	// paramKind's schema. Only per-kind messages that Warnings does not
-	// already hold for the same expression are listed.
-	Extended []admissionregistrationv1.ExpressionWarning
-}
-
-// CheckExtended type-checks p like [Check] with r (nil: [BuiltinResolver])
-// and the built-in resources, then again with crds
-// (apiextensions.k8s.io/v1 CustomResourceDefinition objects) added to the
-// resources and schemas, and reports what the second pass adds.
-func CheckExtended(env *celenv.Env, r SchemaResolver, crds []*unstructured.Unstructured, p *admissionregistrationv1.ValidatingAdmissionPolicy) (*Result, error) {
-	if r == nil {
-		r = BuiltinResolver()
-	}
-	plain, err := NewChecker(env, r, nil)
-	if err != nil {
-		return nil, err
-	}
-	crdResolver, err := NewCRDResolver(crds...)
-	if err != nil {
-		return nil, err
-	}
-	kinds, err := NewKindMapper(crds...)
-	if err != nil {
-		return nil, err
-	}
-	ext := &Checker{env: plain.env, resolver: Combine(r, crdResolver), kinds: kinds}
-	up := plain.results(p)
-	more := ext.results(p)
-	for i := range more {
-		have := map[string]bool{}
-		if i < len(up) {
-			for _, g := range up[i].results {
-				have[g.text] = true
-			}
-		}
-		kept := more[i].results[:0]
-		for _, g := range more[i].results {
-			if !have[g.text] {
-				kept = append(kept, g)
-			}
-		}
-		more[i].results = kept
-	}
-	return &Result{Warnings: format(up), Extended: format(more)}, nil
 }

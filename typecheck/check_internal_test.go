@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 func rule(groups, versions, resources []string) admissionregistrationv1.NamedRuleWithOperations {
@@ -51,9 +53,9 @@ func kinds(group string, from, to int) []schema.GroupVersionKind {
 }
 
 func TestTypesToCheck(t *testing.T) {
-	builtinKinds, err := NewKindMapper()
+	builtinKinds, err := manifest.NewResourceMapper()
 	if err != nil {
-		t.Fatalf("NewKindMapper() = %v", err)
+		t.Fatalf("NewResourceMapper() = %v", err)
 	}
 	deploy := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 	pod := schema.GroupVersionKind{Version: "v1", Kind: "Pod"}

@@ -128,7 +128,7 @@ func TestCheckUpstreamTable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := typecheck.Check(env, anySchema(tc.schema), tc.policy)
+			got := check(t, typecheck.Options{Env: env, Schemas: anySchema(tc.schema)}, tc.policy)
 			var refs []string
 			for _, w := range got {
 				refs = append(refs, w.FieldRef)
@@ -174,7 +174,7 @@ func TestCheckDocExamples(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := typecheck.Check(env, typecheck.BuiltinResolver(), tc.policy)
+			got := check(t, typecheck.Options{Env: env, Schemas: typecheck.BuiltinResolver()}, tc.policy)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Check() mismatch (-want +got):\n%s", diff)
 			}
@@ -186,7 +186,7 @@ func TestCheckDocExamples(t *testing.T) {
 // schemas. The expected texts were compared with upstream's type checker.
 func TestCheckBuiltinSchemas(t *testing.T) {
 	env := newEnv(t)
-	checker, err := typecheck.NewChecker(env, nil, nil)
+	checker, err := typecheck.NewChecker(typecheck.Options{Env: env})
 	if err != nil {
 		t.Fatalf("NewChecker() = %v", err)
 	}
@@ -212,7 +212,7 @@ func TestCheckBuiltinSchemas(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := checker.Check(vap(expr(tc.expr)))
+			got := checker.Check(vap(expr(tc.expr))).Warnings
 			switch {
 			case tc.want == "" && got != nil:
 				t.Errorf("Check(%q) = %v, want none", tc.expr, got)
@@ -242,7 +242,7 @@ func TestCheckParams(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := vap(expr(tc.expr), func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.ParamKind = tc.param })
-			got := typecheck.Check(env, nil, p)
+			got := check(t, typecheck.Options{Env: env}, p)
 			switch {
 			case tc.want == "" && got != nil:
 				t.Errorf("Check(%q) = %v, want none", tc.expr, got)
@@ -379,17 +379,18 @@ func TestCheckExtended(t *testing.T) {
 				}
 				s.ParamKind = tc.param
 			})
-			res, err := typecheck.CheckExtended(env, nil, []*unstructured.Unstructured{crd}, p)
+			checker, err := typecheck.NewChecker(typecheck.Options{Env: env, CRDs: []*unstructured.Unstructured{crd}})
 			if err != nil {
-				t.Fatalf("CheckExtended() = %v", err)
+				t.Fatalf("NewChecker() = %v", err)
 			}
+			res := checker.Check(p)
 			check := func(what string, got []admissionregistrationv1.ExpressionWarning, want []string) {
 				if len(got) != len(want) {
-					t.Fatalf("CheckExtended() %s = %v, want %d warnings %q", what, got, len(want), want)
+					t.Fatalf("Check() %s = %v, want %d warnings %q", what, got, len(want), want)
 				}
 				for i := range want {
 					if !strings.HasPrefix(got[i].Warning, want[i]) {
-						t.Errorf("CheckExtended() %s[%d] = %q, want prefix %q", what, i, got[i].Warning, want[i])
+						t.Errorf("Check() %s[%d] = %q, want prefix %q", what, i, got[i].Warning, want[i])
 					}
 				}
 			}
@@ -407,7 +408,7 @@ func TestCheckTestdata(t *testing.T) {
 		t.Fatalf("no test cases found: %v", err)
 	}
 	env := newEnv(t)
-	checker, err := typecheck.NewChecker(env, nil, nil)
+	checker, err := typecheck.NewChecker(typecheck.Options{Env: env})
 	if err != nil {
 		t.Fatalf("NewChecker() = %v", err)
 	}
@@ -433,7 +434,7 @@ func TestCheckTestdata(t *testing.T) {
 				continue
 			}
 			policies++
-			for _, w := range checker.Check(p) {
+			for _, w := range checker.Check(p).Warnings {
 				if !strings.HasPrefix(w.FieldRef, "spec.validations[") || !strings.HasSuffix(w.Warning, "\n") {
 					t.Errorf("%s: %s: malformed warning %+v", f, p.Name, w)
 				}
@@ -441,8 +442,15 @@ func TestCheckTestdata(t *testing.T) {
 			if len(crds) == 0 {
 				continue
 			}
-			if _, err := typecheck.CheckExtended(env, nil, crds, p); err != nil {
-				t.Errorf("%s: %s: CheckExtended() = %v", f, p.Name, err)
+			ext, err := typecheck.NewChecker(typecheck.Options{Env: env, CRDs: crds})
+			if err != nil {
+				t.Errorf("%s: NewChecker(CRDs) = %v", f, err)
+				continue
+			}
+			for _, w := range ext.Check(p).Extended {
+				if !strings.HasPrefix(w.FieldRef, "spec.validations[") || !strings.HasSuffix(w.Warning, "\n") {
+					t.Errorf("%s: %s: malformed extended warning %+v", f, p.Name, w)
+				}
 			}
 		}
 	}
@@ -452,7 +460,59 @@ func TestCheckTestdata(t *testing.T) {
 }
 
 func TestCheckNil(t *testing.T) {
-	if got := typecheck.Check(nil, nil, nil); got != nil {
-		t.Errorf("Check(nil) = %v, want nil", got)
+	checker, err := typecheck.NewChecker(typecheck.Options{})
+	if err != nil {
+		t.Fatalf("NewChecker() = %v", err)
 	}
+	if got := checker.Check(nil); got.Warnings != nil || got.Extended != nil {
+		t.Errorf("Check(nil) = %v, want the zero Result", got)
+	}
+	if got := checker.Unchecked(nil); got != nil {
+		t.Errorf("Unchecked(nil) = %v, want nil", got)
+	}
+}
+
+// TestNewCheckerOptions checks that the resources come from Resources or
+// CRDs, never both, and that malformed CRDs are refused.
+func TestNewCheckerOptions(t *testing.T) {
+	crd := loadCRD(t, widgetCRD)
+	mapper, err := manifest.NewResourceMapper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		opts    typecheck.Options
+		wantErr string // "" for success
+	}{
+		{name: "zero", opts: typecheck.Options{}},
+		{name: "resources", opts: typecheck.Options{Resources: mapper}},
+		{name: "crds", opts: typecheck.Options{CRDs: []*unstructured.Unstructured{crd}}},
+		{name: "both", opts: typecheck.Options{Resources: mapper, CRDs: []*unstructured.Unstructured{crd}},
+			wantErr: "typecheck: set Options.Resources or Options.CRDs, not both"},
+		{name: "nil crd", opts: typecheck.Options{CRDs: []*unstructured.Unstructured{nil}}, wantErr: "must not be nil"},
+		{name: "crd twice", opts: typecheck.Options{CRDs: []*unstructured.Unstructured{crd, crd}}, wantErr: "defined twice"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := typecheck.NewChecker(tc.opts)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("NewChecker() = %v, want no error", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("NewChecker() = %v, want an error containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// check type-checks p with a checker built from opts and returns the
+// upstream-equal warnings.
+func check(t *testing.T, opts typecheck.Options, p *admissionregistrationv1.ValidatingAdmissionPolicy) []admissionregistrationv1.ExpressionWarning {
+	t.Helper()
+	c, err := typecheck.NewChecker(opts)
+	if err != nil {
+		t.Fatalf("NewChecker() = %v", err)
+	}
+	return c.Check(p).Warnings
 }

@@ -25,11 +25,11 @@ func TestDriftParamsWithoutSchema(t *testing.T) {
 		if err != nil {
 			t.Fatalf("celenv.New(%v) = %v", v, err)
 		}
-		c, err := typecheck.NewChecker(env, nil, nil)
+		c, err := typecheck.NewChecker(typecheck.Options{Env: env})
 		if err != nil {
 			t.Fatalf("NewChecker(%v) = %v", v, err)
 		}
-		got := c.Check(p)
+		got := c.Check(p).Warnings
 		if v < celenv.Version1_36 {
 			want := "apps/v1, Kind=Deployment: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')"
 			if len(got) != 1 || !strings.HasPrefix(got[0].Warning, want) {
@@ -38,7 +38,7 @@ func TestDriftParamsWithoutSchema(t *testing.T) {
 		} else if got != nil {
 			t.Errorf("%v: Check() = %v, want none", v, got)
 		}
-		if got := c.Check(withSchema); got != nil {
+		if got := c.Check(withSchema).Warnings; got != nil {
 			t.Errorf("%v: Check() with a resolvable paramKind = %v, want none", v, got)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/vapkit/vapkit/typecheck"
 )
 
-func ExampleCheck() {
+func ExampleChecker_Check() {
 	// An in-memory schema for apps/v1 Deployment that declares only
 	// spec.replicas.
 	resolver := typecheck.MapResolver{
@@ -34,7 +34,12 @@ func ExampleCheck() {
 			{Expression: "object.replicas > 1"},
 		},
 	}}
-	for _, w := range typecheck.Check(nil, resolver, p) {
+	checker, err := typecheck.NewChecker(typecheck.Options{Schemas: resolver})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range checker.Check(p).Warnings {
 		fmt.Printf("%s:\n%s", w.FieldRef, w.Warning)
 	}
 	// Output:

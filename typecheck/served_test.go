@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/policy/manifest"
 	"github.com/vapkit/vapkit/typecheck"
 )
 
@@ -29,7 +30,7 @@ func matching(group, version, resource, validation string) *admissionregistratio
 // apiregistration.k8s.io) and checks that a policy matching it is
 // type-checked against its kind: nothing is skipped for want of a schema.
 func TestEveryServedKindIsChecked(t *testing.T) {
-	checker, err := typecheck.NewChecker(newEnv(t), nil, nil)
+	checker, err := typecheck.NewChecker(typecheck.Options{Env: newEnv(t)})
 	if err != nil {
 		t.Fatalf("NewChecker() = %v", err)
 	}
@@ -43,7 +44,7 @@ func TestEveryServedKindIsChecked(t *testing.T) {
 		if u := checker.Unchecked(p); len(u) != 0 {
 			t.Errorf("%s/%s %s: Unchecked() = %v, want none", r.Group, r.Version, r.Plural, u)
 		}
-		got := checker.Check(p)
+		got := checker.Check(p).Warnings
 		want := fmt.Sprintf("%v: ERROR: <input>:1:7: undefined field 'vapkitNoSuchField'", r.GroupVersionKind())
 		if len(got) != 1 || !strings.HasPrefix(got[0].Warning, want) {
 			t.Errorf("%s/%s %s: Check() = %v, want a warning starting %q", r.Group, r.Version, r.Plural, got, want)
@@ -58,7 +59,7 @@ func TestEveryServedKindIsChecked(t *testing.T) {
 // apiextensions.k8s.io and apiregistration.k8s.io kinds byte for byte
 // (conformance/typecheckdiff compares them with upstream's checker).
 func TestAPIExtensionsKinds(t *testing.T) {
-	checker, err := typecheck.NewChecker(newEnv(t), nil, nil)
+	checker, err := typecheck.NewChecker(typecheck.Options{Env: newEnv(t)})
 	if err != nil {
 		t.Fatalf("NewChecker() = %v", err)
 	}
@@ -102,7 +103,7 @@ func TestAPIExtensionsKinds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := checker.Check(matching(tc.group, "v1", tc.resource, tc.expr))
+			got := checker.Check(matching(tc.group, "v1", tc.resource, tc.expr)).Warnings
 			var text string
 			if len(got) == 1 {
 				text = got[0].Warning
@@ -125,14 +126,14 @@ func TestUnchecked(t *testing.T) {
 			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true}},
 		},
 	}}
-	kinds, err := typecheck.NewKindMapper(crd)
+	kinds, err := manifest.NewResourceMapper(crd)
 	if err != nil {
-		t.Fatalf("NewKindMapper() = %v", err)
+		t.Fatalf("NewResourceMapper() = %v", err)
 	}
 	widget := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
 	p := matching("example.com", "v1", "widgets", "object.spec.size == 1")
 
-	builtinOnly, err := typecheck.NewChecker(newEnv(t), nil, kinds)
+	builtinOnly, err := typecheck.NewChecker(typecheck.Options{Env: newEnv(t), Resources: kinds})
 	if err != nil {
 		t.Fatalf("NewChecker() = %v", err)
 	}
@@ -140,7 +141,7 @@ func TestUnchecked(t *testing.T) {
 	if len(got) != 1 || got[0].GVK != widget || !errors.Is(got[0].Err, typecheck.ErrSchemaNotFound) {
 		t.Errorf("Unchecked() = %v, want %v with ErrSchemaNotFound", got, widget)
 	}
-	if w := builtinOnly.Check(p); w != nil {
+	if w := builtinOnly.Check(p).Warnings; w != nil {
 		t.Errorf("Check() = %v, want none for an unchecked kind", w)
 	}
 
@@ -148,7 +149,7 @@ func TestUnchecked(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewCRDResolver() = %v", err)
 	}
-	withCRD, err := typecheck.NewChecker(newEnv(t), typecheck.Combine(typecheck.BuiltinResolver(), crdSchemas), kinds)
+	withCRD, err := typecheck.NewChecker(typecheck.Options{Env: newEnv(t), Schemas: typecheck.Combine(typecheck.BuiltinResolver(), crdSchemas), Resources: kinds})
 	if err != nil {
 		t.Fatalf("NewChecker() = %v", err)
 	}

@@ -8,7 +8,7 @@
 // apiregistration.k8s.io the upstream side reads the definitions
 // k8s.io/apiextensions-apiserver and k8s.io/kube-aggregator generate
 // themselves — and map resources to kinds through
-// the same table ([typecheck.NewKindMapper]). Their
+// the same table ([manifest.NewResourceMapper]). Their
 // status.typeChecking.expressionWarnings must then agree byte for byte,
 // except for the names of the schema types: upstream appends the current
 // nanosecond to each kind (Deployment123456789.spec), vapkit does not

@@ -18,6 +18,7 @@ import (
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/vapkit/vapkit/policy/manifest"
 	"github.com/vapkit/vapkit/typecheck"
 )
 
@@ -32,17 +33,17 @@ type Checker struct {
 }
 
 // NewChecker returns a checker for Kubernetes 1.37 with the built-in
-// schemas embedded in vapkit and the resources of [typecheck.NewKindMapper].
+// schemas embedded in vapkit and the resources of [manifest.NewResourceMapper].
 func NewChecker() (*Checker, error) {
 	kinds, lookup, err := typecheck.BuiltinDefinitions()
 	if err != nil {
 		return nil, err
 	}
-	mapper, err := typecheck.NewKindMapper()
+	mapper, err := manifest.NewResourceMapper()
 	if err != nil {
 		return nil, err
 	}
-	vk, err := typecheck.NewChecker(nil, typecheck.BuiltinResolver(), mapper)
+	vk, err := typecheck.NewChecker(typecheck.Options{Resources: mapper})
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func NewChecker() (*Checker, error) {
 
 // Vapkit returns vapkit's warnings for p, as [typecheck.Checker.Check] writes them.
 func (c *Checker) Vapkit(p *admissionregistrationv1.ValidatingAdmissionPolicy) []admissionregistrationv1.ExpressionWarning {
-	return c.vapkit.Check(p)
+	return c.vapkit.Check(p).Warnings
 }
 
 // Upstream returns the warnings upstream's validating.TypeChecker writes

@@ -35,6 +35,7 @@ import (
 
 	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // tlsFiles writes a fresh self-signed certificate for 127.0.0.1 and
@@ -171,15 +172,7 @@ func (ts *testServer) validate(t *testing.T, review *admissionv1.AdmissionReview
 // written out, since the webhook defaults nothing.
 func writeCluster(t *testing.T, dir string, c *casefile.Case) {
 	t.Helper()
-	var crds []builtin.CRD
-	for _, u := range c.CRDs {
-		crd, err := builtin.CRDFromUnstructured(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		crds = append(crds, crd)
-	}
-	mapper, err := builtin.NewMapper(crds...)
+	mapper, err := manifest.NewResourceMapper(c.CRDs...)
 	if err != nil {
 		t.Fatal(err)
 	}

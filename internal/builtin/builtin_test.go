@@ -304,7 +304,7 @@ spec:
   - {name: v1, served: true, storage: true, subresources: {status: {}}}
   - {name: v2, served: true, storage: false, subresources: {scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}}
   - {name: v3, served: false, storage: false}`,
-			want: CRD{Group: "example.com", Kind: "Gadget", Plural: "gadgets", Namespaced: true,
+			want: CRD{Group: "example.com", Kind: "Gadget", Plural: "gadgets", Singular: "gadget", Namespaced: true,
 				Versions: []string{"v1", "v2"}, StatusVersions: []string{"v1"}, ScaleVersions: []string{"v2"}},
 		},
 		{
@@ -314,10 +314,10 @@ kind: CustomResourceDefinition
 metadata: {name: replicalimits.rules.example.com}
 spec:
   group: rules.example.com
-  names: {kind: ReplicaLimit, plural: replicalimits}
+  names: {kind: ReplicaLimit, plural: replicalimits, singular: limit}
   scope: Cluster
   versions: [{name: v1, served: true, storage: true}]`,
-			want: CRD{Group: "rules.example.com", Kind: "ReplicaLimit", Plural: "replicalimits", Versions: []string{"v1"}},
+			want: CRD{Group: "rules.example.com", Kind: "ReplicaLimit", Plural: "replicalimits", Singular: "limit", Versions: []string{"v1"}},
 		},
 		{
 			name: "missing fields",
@@ -716,5 +716,51 @@ func TestMapperConcurrent(t *testing.T) {
 	}
 	for range 8 {
 		<-done
+	}
+}
+
+// TestKindsFor checks the discovery answers the type checker relies on:
+// partial group versions, singular names in any case, only versions served
+// by default, and sorted answers.
+func TestKindsFor(t *testing.T) {
+	m, err := NewMapper(
+		CRD{Group: "example.com", Kind: "Widget", Plural: "widgets", Singular: "wid", Namespaced: true, Versions: []string{"v2", "v1"}},
+		CRD{Group: "other.example.com", Kind: "Widget", Plural: "widgets", Versions: []string{"v1"}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvr := func(g, v, r string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Group: g, Version: v, Resource: r}
+	}
+	gvk := func(g, v, k string) schema.GroupVersionKind {
+		return schema.GroupVersionKind{Group: g, Version: v, Kind: k}
+	}
+	tests := []struct {
+		name    string
+		in      schema.GroupVersionResource
+		want    []schema.GroupVersionKind
+		wantErr bool
+	}{
+		{name: "built-in plural", in: gvr("apps", "v1", "deployments"), want: []schema.GroupVersionKind{gvk("apps", "v1", "Deployment")}},
+		{name: "built-in singular in any case", in: gvr("apps", "v1", "Deployment"), want: []schema.GroupVersionKind{gvk("apps", "v1", "Deployment")}},
+		{name: "beta versions are not served", in: gvr("apps", "v1beta1", "deployments"), wantErr: true},
+		{name: "CRD singular", in: gvr("example.com", "v1", "wid"), want: []schema.GroupVersionKind{gvk("example.com", "v1", "Widget")}},
+		{name: "any version, sorted", in: gvr("example.com", "", "widgets"),
+			want: []schema.GroupVersionKind{gvk("example.com", "v1", "Widget"), gvk("example.com", "v2", "Widget")}},
+		{name: "any group, sorted", in: gvr("", "v1", "widgets"),
+			want: []schema.GroupVersionKind{gvk("example.com", "v1", "Widget"), gvk("other.example.com", "v1", "Widget")}},
+		{name: "unknown", in: gvr("example.com", "v1", "gizmos"), wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := m.KindsFor(tc.in)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("KindsFor(%v) = %v, %v; want error %t", tc.in, got, err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("KindsFor(%v) mismatch (-want +got):\n%s", tc.in, diff)
+			}
+		})
 	}
 }

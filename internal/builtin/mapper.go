@@ -1,11 +1,14 @@
 package builtin
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -35,6 +38,9 @@ type CRD struct {
 	Kind string
 	// Plural is spec.names.plural.
 	Plural string
+	// Singular is spec.names.singular, or the lower-case kind when that is
+	// empty (as the API server defaults it).
+	Singular string
 	// Namespaced is true for spec.scope Namespaced, false for Cluster.
 	Namespaced bool
 	// Versions are the names of the served versions, in spec order.
@@ -76,6 +82,9 @@ func CRDFromUnstructured(u *unstructured.Unstructured) (CRD, error) {
 	crd.Group = str(spec.Child("group"), "spec", "group")
 	crd.Kind = str(spec.Child("names", "kind"), "spec", "names", "kind")
 	crd.Plural = str(spec.Child("names", "plural"), "spec", "names", "plural")
+	if crd.Singular, _, _ = unstructured.NestedString(u.Object, "spec", "names", "singular"); crd.Singular == "" {
+		crd.Singular = strings.ToLower(crd.Kind)
+	}
 	switch scope := str(spec.Child("scope"), "spec", "scope"); scope {
 	case "Namespaced":
 		crd.Namespaced = true
@@ -141,9 +150,12 @@ var sharedIndex = sync.OnceValue(newBuiltinIndex)
 // not usable; call [NewMapper].
 type Mapper struct {
 	builtin *builtinIndex
+	crds    []*CRD // in the order given to NewMapper
 	crdGVK  map[schema.GroupVersionKind]schema.GroupVersionResource
 	crdGVR  map[schema.GroupVersionResource]*CRD
 	crdGR   map[schema.GroupResource]*CRD
+	// discovery is the RESTMapper behind KindsFor, built on first use.
+	discovery func() *meta.DefaultRESTMapper
 }
 
 var _ runtime.EquivalentResourceMapper = (*Mapper)(nil)
@@ -188,6 +200,7 @@ func NewMapper(crds ...CRD) (*Mapper, error) {
 		}
 		crdGK[gk] = true
 		m.crdGR[gr] = &c
+		m.crds = append(m.crds, &c)
 		for _, v := range c.Versions {
 			if v == "" {
 				return nil, fmt.Errorf("CRD %s: empty version name", gr)
@@ -200,7 +213,57 @@ func NewMapper(crds ...CRD) (*Mapper, error) {
 			m.crdGVK[gk.WithVersion(v)] = gvr
 		}
 	}
+	m.discovery = sync.OnceValue(m.newDiscovery)
 	return m, nil
+}
+
+// KindsFor lists the kinds a resource may name, as the API server's
+// discovery RESTMapper answers: gvr's group or version may be empty to
+// match any, its resource may be plural or singular in any case, and only
+// the versions a kube-apiserver 1.37 serves by default (GA built-in
+// versions, served CRD versions) are known. Several kinds come back sorted
+// by group, version and kind; an unknown resource is an error. The slice
+// belongs to the caller.
+func (m *Mapper) KindsFor(gvr schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	kinds, err := m.discovery().KindsFor(gvr)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(kinds, func(a, b schema.GroupVersionKind) int {
+		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Version, b.Version), strings.Compare(a.Kind, b.Kind))
+	})
+	return kinds, nil
+}
+
+// newDiscovery builds the RESTMapper behind KindsFor: the built-in
+// resources served by default, each under its plural and its lower-case
+// kind, then the served versions of the CRDs in order.
+func (m *Mapper) newDiscovery() *meta.DefaultRESTMapper {
+	d := meta.NewDefaultRESTMapper(nil)
+	scope := func(namespaced bool) meta.RESTScope {
+		if namespaced {
+			return meta.RESTScopeNamespace
+		}
+		return meta.RESTScopeRoot
+	}
+	for _, r := range Resources() {
+		if !servedByDefault(r.Version) {
+			continue
+		}
+		gvk := r.GroupVersionKind()
+		d.AddSpecific(gvk, r.GroupVersionResource(), gvk.GroupVersion().WithResource(strings.ToLower(r.Kind)), scope(r.Namespaced))
+	}
+	for _, c := range m.crds {
+		singular := c.Singular
+		if singular == "" {
+			singular = strings.ToLower(c.Kind)
+		}
+		for _, v := range c.Versions {
+			gv := schema.GroupVersion{Group: c.Group, Version: v}
+			d.AddSpecific(gv.WithKind(c.Kind), gv.WithResource(c.Plural), gv.WithResource(singular), scope(c.Namespaced))
+		}
+	}
+	return d
 }
 
 // ResourceFor returns the resource and scope of a kind. Built-in kinds are

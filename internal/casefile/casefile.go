@@ -94,7 +94,7 @@ func (c *Case) Compile() (*policy.Evaluator, *policy.Request, error) {
 
 // CompileWith builds the evaluator and request of the case with o.
 func (c *Case) CompileWith(o Options) (*policy.Evaluator, *policy.Request, error) {
-	mapper, err := policy.NewResourceMapper(c.CRDs...)
+	mapper, err := manifest.NewResourceMapper(c.CRDs...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/policy/manifest"
 )
@@ -96,4 +97,40 @@ data: {max: "5"}
 	// policies: 1 max-replicas
 	// binding: admissionregistration.k8s.io/v1 max-replicas parameterNotFoundAction: Deny
 	// object: ConfigMap default/limits
+}
+
+func ExampleNewResourceMapper() {
+	m, err := manifest.Load([]byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, singular: widget}
+  versions:
+  - {name: v1, served: true, storage: true, subresources: {status: {}}}
+  - {name: v2, served: true, storage: false}
+`), "crd.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mapper, err := manifest.NewResourceMapper(m.CRDs...)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The evaluator's questions: resources of kinds, and equivalents.
+	gvr, namespaced, _ := mapper.ResourceFor(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"})
+	fmt.Println(gvr, namespaced)
+	fmt.Println(mapper.EquivalentResourcesFor(schema.GroupVersionResource{Group: "example.com", Version: "v2", Resource: "widgets"}, ""))
+	fmt.Println(mapper.KindFor(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "scale"))
+	// The type checker's question: the kinds a resource rule names.
+	kinds, _ := mapper.KindsFor(schema.GroupVersionResource{Group: "example.com", Resource: "widget"})
+	fmt.Println(kinds)
+	// Output:
+	// apps/v1, Resource=deployments true
+	// [example.com/v1, Resource=widgets example.com/v2, Resource=widgets]
+	// autoscaling/v1, Kind=Scale
+	// [example.com/v1, Kind=Widget example.com/v2, Kind=Widget]
 }

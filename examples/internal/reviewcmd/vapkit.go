@@ -141,7 +141,7 @@ func suiteSkeleton(file string, data []byte) (string, error) {
 	if len(m.Policies) == 0 {
 		return "", fmt.Errorf("%s: no ValidatingAdmissionPolicy", file)
 	}
-	mapper, err := policy.NewResourceMapper(m.CRDs...)
+	mapper, err := manifest.NewResourceMapper(m.CRDs...)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", file, err)
 	}

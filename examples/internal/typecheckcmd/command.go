@@ -80,6 +80,10 @@ func run(files []string, w io.Writer) (int, error) {
 	if err != nil {
 		return 2, err
 	}
+	checker, err := typecheck.NewChecker(typecheck.Options{Env: env, CRDs: crds})
+	if err != nil {
+		return 2, err
+	}
 	code := 0
 	for i, pd := range policies {
 		r := report{Policy: pd.policy.Name, Source: pd.file + ":" + strconv.Itoa(pd.line)}
@@ -90,10 +94,7 @@ func run(files []string, w io.Writer) (int, error) {
 		if r.Rejected {
 			code = 1
 		}
-		res, err := typecheck.CheckExtended(env, nil, crds, pd.policy)
-		if err != nil {
-			return 2, err
-		}
+		res := checker.Check(pd.policy)
 		r.Status.TypeChecking = &admissionregistrationv1.TypeChecking{ExpressionWarnings: res.Warnings}
 		r.Extended = res.Extended
 		for _, ws := range [][]admissionregistrationv1.ExpressionWarning{res.Warnings, res.Extended} {
