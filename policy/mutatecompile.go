@@ -11,8 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/apivalidation"
 	"github.com/vapkit/vapkit/internal/mutation"
 	"github.com/vapkit/vapkit/internal/patchtypes"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // compiledMutating is one MutatingAdmissionPolicy. Its matching, params,
@@ -122,6 +124,9 @@ func (e *Evaluator) compileMutating() field.ErrorList {
 			continue
 		}
 		seen[b.Name] = true
+		db := b.DeepCopy()
+		manifest.SetMutatingBindingDefaults(db)
+		e.issues = append(e.issues, apiIssues(field.NewPath("mutatingAdmissionPolicyBinding").Key(b.Name), apivalidation.ValidateMutatingBinding(db), nil)...)
 		cm, ok := byName[b.Spec.PolicyName]
 		if !ok {
 			e.issues = append(e.issues, field.NotFound(field.NewPath("mutatingAdmissionPolicyBinding").Key(b.Name).Child("spec", "policyName"), b.Spec.PolicyName))
@@ -148,6 +153,9 @@ func (e *Evaluator) compileMutatingPolicy(p *admissionregistrationv1.MutatingAdm
 	root := field.NewPath("mutatingAdmissionPolicy").Key(p.Name)
 	base, issues := e.compilePolicyAt(root, validatingForm(p))
 	e.issues = append(e.issues, issues...)
+	dp := p.DeepCopy()
+	manifest.SetMutatingPolicyDefaults(dp)
+	e.issues = append(e.issues, apiIssues(root, apivalidation.ValidateMutatingPolicy(structuralOnly{}, dp, nil), issues)...)
 	if base == nil {
 		return nil
 	}

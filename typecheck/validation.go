@@ -7,6 +7,7 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
+	"github.com/vapkit/vapkit/internal/patchtypes"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 
@@ -136,6 +137,10 @@ func (s *validationScope) Check(kind apivalidation.ExprKind, expression string, 
 		d, want = celenv.Decls{}, []*cel.Type{cel.StringType}
 	case apivalidation.AuditAnnotation:
 		want = []*cel.Type{cel.StringType, cel.NullType}
+	case apivalidation.ApplyConfiguration:
+		d, want = celenv.Decls{Authorizer: true, PatchTypes: true}, []*cel.Type{patchtypes.ObjectType}
+	case apivalidation.JSONPatch:
+		d, want = celenv.Decls{Authorizer: true, PatchTypes: true}, []*cel.Type{patchtypes.JSONPatchListType}
 	}
 	if err := s.s.WithMode(validationMode(stored)).Compile(expression, d, want...).Err(); err != nil {
 		return err
