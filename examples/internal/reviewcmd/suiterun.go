@@ -78,15 +78,17 @@ func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
 			return nil, fmt.Errorf("%s: a suite's files hold no AdmissionReview; write the request as a test", f)
 		}
 	}
-	if rs := locateRefusals(policy.Refusals(env, all), where); len(rs) > 0 {
-		return nil, fmt.Errorf("the API server would refuse to create the suite's objects:\n%s", strings.Join(rs, "\n"))
-	}
 	opts := policy.Options{Env: env}
 	if rules != nil {
 		opts.Authorizer = rules
 	}
+	// NewTester refuses what policy.Refusals lists; only then are the
+	// refusals computed again, to name their files and lines.
 	t, err := policy.NewTester(all, opts)
 	if err != nil {
+		if rs := locateRefusals(policy.Refusals(env, all), where); len(rs) > 0 {
+			return nil, fmt.Errorf("the API server would refuse to create the suite's objects:\n%s", strings.Join(rs, "\n"))
+		}
 		return nil, fmt.Errorf("%s: %w", ls.file, err)
 	}
 	return &compiledSuite{ls: ls, tester: t, m: all}, nil
