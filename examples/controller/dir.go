@@ -21,6 +21,7 @@ import (
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // DirOptions configure [NewDirSource]; the zero value is valid.
@@ -28,8 +29,8 @@ type DirOptions struct {
 	// Options are passed to policy.Compile; Params, Namespaces and CRDs
 	// are filled from the directory when nil.
 	Options policy.Options
-	// Loader limits the size of the files (policy.DefaultMaxLoadBytes).
-	Loader policy.Loader
+	// Loader limits the size of the files (manifest.DefaultMaxLoadBytes).
+	Loader manifest.Loader
 	// AssumeNamespaces makes a Namespace the directory does not hold exist,
 	// with only the kubernetes.io/metadata.name label the API server sets
 	// on every Namespace; without it such a request is denied with the API
@@ -162,7 +163,7 @@ func (s *DirSource) load(stamps []fileStamp) error {
 		s.failed = stamps
 		return s.fail(fmt.Errorf("%s: no *.yaml, *.yml or *.json files", s.dir))
 	}
-	all := &policy.Manifests{}
+	all := &manifest.Set{}
 	owners := map[string]string{}
 	for _, st := range stamps {
 		m, err := s.opts.Loader.LoadFiles(st.path)
@@ -227,7 +228,7 @@ func lost(before, after map[string]string, stamps []fileStamp) error {
 }
 
 // compile builds the evaluator of the manifests m.
-func (s *DirSource) compile(m *policy.Manifests) (*policy.Evaluator, error) {
+func (s *DirSource) compile(m *manifest.Set) (*policy.Evaluator, error) {
 	opts := s.opts.Options
 	if opts.Params == nil {
 		src, err := params.NewStatic(m.Objects...)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // dirState writes files and gives each write its own modification time,
@@ -114,7 +114,7 @@ func TestDirSourceErrors(t *testing.T) {
 	}
 	d := &dirState{t: t, dir: t.TempDir(), tick: time.Now().Add(-time.Hour)}
 	d.write("policy.yaml", strings.ReplaceAll(replicaPolicy, "LIMIT", "3"))
-	if _, err := NewDirSource(d.dir, DirOptions{Loader: policy.Loader{MaxBytes: 10}}); err == nil || !strings.Contains(err.Error(), "exceed the limit of 10 bytes (Loader.MaxBytes)") {
+	if _, err := NewDirSource(d.dir, DirOptions{Loader: manifest.Loader{MaxBytes: 10}}); err == nil || !strings.Contains(err.Error(), "exceed the limit of 10 bytes (Loader.MaxBytes)") {
 		t.Errorf("NewDirSource(limit 10) error = %v, want the limit named", err)
 	}
 	s, err := NewDirSource(d.dir, DirOptions{})

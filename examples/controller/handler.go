@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 // Source supplies the evaluator to serve; [PolicySync] and [DirSource]
@@ -208,7 +209,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	review, err := policy.ReadAdmissionReview(r.Body, h.opts.MaxReviewBytes)
 	if err != nil {
 		code := http.StatusBadRequest
-		if le := new(policy.LimitError); errors.As(err, &le) {
+		if le := new(manifest.LimitError); errors.As(err, &le) {
 			code = http.StatusRequestEntityTooLarge
 		}
 		h.opts.Metrics.request("invalid", 0, nil)

@@ -24,6 +24,7 @@ import (
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 const replicaPolicy = `apiVersion: admissionregistration.k8s.io/v1
@@ -76,7 +77,7 @@ func (f fixed) Current() (*policy.Evaluator, int64) { return f.ev, 1 }
 
 func compile(t *testing.T, manifests string, opts policy.Options) *policy.Evaluator {
 	t.Helper()
-	m, err := policy.Load([]byte(manifests), "policies.yaml")
+	m, err := manifest.Load([]byte(manifests), "policies.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,11 +15,12 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/manifest"
 )
 
 func replicaObjects(t *testing.T, limit string) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	t.Helper()
-	m, err := policy.Load([]byte(strings.ReplaceAll(replicaPolicy, "LIMIT", limit)), "policy.yaml")
+	m, err := manifest.Load([]byte(strings.ReplaceAll(replicaPolicy, "LIMIT", limit)), "policy.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
