@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -125,8 +126,42 @@ func (t *Tester) Evaluator() *Evaluator { return t.ev }
 // oldObj, with the Tester's resources: [NewRequest] with
 // RequestOptions.Resources set. Set other fields, such as UserInfo, on the
 // result.
+//
+// An unstructured object of a kind k8s.io/api defines is first checked as
+// the API server decodes it under strict field validation (kubectl's
+// default), with [manifest.DecodeWith] and Options.Strict, as the test
+// runner checks its objects: an unknown field ("spec.replica") or a value
+// of the wrong type is an error, not an object the policies then judge
+// without the field. Typed objects cannot hold such mistakes.
 func (t *Tester) Request(op admissionv1.Operation, obj, oldObj runtime.Object) (*Request, error) {
+	if err := strictCheck("object", obj); err != nil {
+		return nil, err
+	}
+	if err := strictCheck("oldObject", oldObj); err != nil {
+		return nil, err
+	}
 	return NewRequest(op, obj, oldObj, RequestOptions{Resources: t.resources})
+}
+
+// strictCheck reports what strict decoding would reject in obj when it is
+// an unstructured object with apiVersion and kind.
+func strictCheck(name string, obj runtime.Object) error {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || u == nil || u.GroupVersionKind().Empty() {
+		return nil
+	}
+	raw, err := json.Marshal(u.Object)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := manifest.DecodeWith(raw, "", manifest.Options{Strict: true}); err != nil {
+		var me *manifest.Error
+		if errors.As(err, &me) {
+			return fmt.Errorf("%s %s: %w", name, u.GroupVersionKind().Kind, me.Err)
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
 // Check evaluates req and compares the decision with want; the error

@@ -336,3 +336,36 @@ metadata: {name: c}
 		t.Errorf("NewTester(nil) error = nil, want an error")
 	}
 }
+
+// TestTesterRefusesWhatStrictDecodingRejects: an unstructured object with
+// a misspelt field is refused, as kubectl apply's strict field validation
+// refuses it, instead of being judged without the field.
+func TestTesterRefusesWhatStrictDecodingRejects(t *testing.T) {
+	tester := newTester(t, testerPolicies)
+	deployment := func(spec map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": "u", "labels": map[string]any{"owner": "x"}},
+			"spec":     spec,
+		}}
+	}
+	tests := []struct {
+		name string
+		spec map[string]any
+		want string
+	}{
+		{"misspelt field", map[string]any{"replica": int64(3)}, `object Deployment: unknown field "spec.replica"`},
+		{"wrong type", map[string]any{"replicas": "3"}, `object Deployment: spec.replicas: expected integer, got string`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tester.CheckCreate(t.Context(), deployment(tc.spec), policy.Expect{})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("CheckCreate() error = %v, want %s", err, tc.want)
+			}
+		})
+	}
+	if err := tester.CheckCreate(t.Context(), deployment(map[string]any{"replicas": int64(3)}), policy.Expect{}); err != nil {
+		t.Errorf("CheckCreate(valid) error = %v", err)
+	}
+}

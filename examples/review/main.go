@@ -1,9 +1,14 @@
 // Command review evaluates ValidatingAdmissionPolicies outside a cluster,
-// for one request or for a directory of test cases.
+// for one request or for suites and directories of test cases. It is
+// vapkit eval and vapkit test of examples/vapkit under its former name.
 //
 // A case file holds, in multi-document YAML, a cluster's policies,
 // bindings, params and namespaces plus one AdmissionReview request (the
-// shared case format; see FORMAT.md next to this file).
+// shared case format; see FORMAT.md next to this file). A suite
+// (vapkit.dev/v1alpha1 Suite) names the cluster's files once and lists
+// many tests of a few lines; suites/replica-limit.yaml is an example, and
+// suite files given by name or found in a directory are run as tests,
+// followed by a coverage table of their policies.
 //
 // # Printing one response
 //
