@@ -23,9 +23,6 @@ import (
 // expression run untracked: an estimate below a measurement would let an
 // untracked evaluation miss a limit the API server enforces.
 func TestCostBounds(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the cost-* cases spend whole budgets; too slow under the race detector")
-	}
 	files, err := filepath.Glob(filepath.Join("testdata", "cases", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +32,9 @@ func TestCostBounds(t *testing.T) {
 	costcheck.Take()
 	before := costcheck.Checked()
 	for _, f := range files {
+		if slowCase(strings.TrimSuffix(filepath.Base(f), ".yaml")) != "" {
+			continue
+		}
 		c, err := casefile.ParseFile(f)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,6 +18,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/casefile"
 	"github.com/vapkit/vapkit/internal/costcheck"
 	"github.com/vapkit/vapkit/policy"
@@ -26,40 +29,72 @@ import (
 // from its test cases. Every target checks the properties of checkDecision:
 // no panic, the same input gives the same Decision twice, an erroring
 // failurePolicy Fail policy bound with Deny never allows, and every policy is
-// in the trace.
+// in the trace. Each fuzzes a small piece of a case (one document, one
+// policy, one expression, one request) and compiles with one shared CEL
+// environment, so that an iteration takes milliseconds: building an
+// environment costs more than compiling and evaluating a case.
 
 // testCase is one parsed testdata case with its compiled evaluator.
 type testCase struct {
 	name string
+	file string
 	c    *casefile.Case
 	ev   *policy.Evaluator
 	req  *policy.Request
 }
 
-// loadCases parses and compiles every testdata case.
-func loadCases(tb testing.TB) []testCase {
+// fuzzEnv returns the CEL environment (Kubernetes 1.37, as a nil
+// policy.Options.Env) that every fuzz iteration shares; an Env is
+// immutable and safe for concurrent use.
+var fuzzEnv = sync.OnceValues(func() (*celenv.Env, error) { return celenv.New(celenv.Options{}) })
+
+// fuzzOptions are the options the fuzz targets compile cases with.
+func fuzzOptions(tb testing.TB) casefile.Options {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "cases", "*.yaml"))
+	env, err := fuzzEnv()
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return casefile.Options{TraceUnmatched: true, Env: env}
+}
+
+// loadCases parses and compiles every testdata case, once per test binary:
+// the evaluators are immutable, and the targets copy what they change.
+func loadCases(tb testing.TB) []testCase {
+	tb.Helper()
+	cases, err := parsedCases()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cases
+}
+
+var parsedCases = sync.OnceValues(func() ([]testCase, error) {
+	env, err := fuzzEnv()
+	if err != nil {
+		return nil, err
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "cases", "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
 	if len(files) == 0 {
-		tb.Fatal("no cases found")
+		return nil, errors.New("no cases found")
 	}
 	var out []testCase
 	for _, f := range files {
 		c, err := casefile.ParseFile(f)
 		if err != nil {
-			tb.Fatalf("ParseFile(%s) error = %v", f, err)
+			return nil, fmt.Errorf("ParseFile(%s) error = %w", f, err)
 		}
-		ev, req, err := c.CompileWith(casefile.Options{TraceUnmatched: true})
+		ev, req, err := c.CompileWith(casefile.Options{TraceUnmatched: true, Env: env})
 		if err != nil {
-			tb.Fatalf("%s: Compile() error = %v", f, err)
+			return nil, fmt.Errorf("%s: Compile() error = %w", f, err)
 		}
-		out = append(out, testCase{name: strings.TrimSuffix(filepath.Base(f), ".yaml"), c: c, ev: ev, req: req})
+		out = append(out, testCase{name: strings.TrimSuffix(filepath.Base(f), ".yaml"), file: f, c: c, ev: ev, req: req})
 	}
-	return out
-}
+	return out, nil
+})
 
 // fuzzCases are the cases the fuzz targets start from: all but the cost
 // cases, whose evaluations spend the whole budget (seconds each); the cost
@@ -214,22 +249,31 @@ var adversarialExprs = []string{
 }
 
 // FuzzLoad loads random manifests and, when they hold policies and one
-// AdmissionReview, compiles and evaluates them.
+// AdmissionReview, compiles and evaluates them. A manifest is a testdata
+// case with one of its documents replaced by the random bytes (which may
+// hold several documents, or none): small inputs, so that the fuzzer runs
+// and minimizes quickly, while Load still reads whole cases.
 func FuzzLoad(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "cases", "*.yaml"))
-	for _, file := range files {
-		if strings.HasPrefix(filepath.Base(file), "cost-") {
-			continue
-		}
-		data, err := os.ReadFile(file)
+	cases := fuzzCases(f)
+	docs := make([][]string, len(cases))
+	for i, tc := range cases {
+		data, err := os.ReadFile(tc.file)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(data)
+		docs[i] = strings.Split(string(data), "\n---\n")
+		// Seed each case with a different document, so that the seeds
+		// cover policies, bindings, params and reviews.
+		slot := i % len(docs[i])
+		f.Add(uint8(i), uint8(slot), []byte(docs[i][slot]))
 	}
-	f.Add([]byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nspec: {validations: [{expression: 1}]}\n"))
-	f.Add([]byte("{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"\\xff\"}}]}"))
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Add(uint8(0), uint8(0), []byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nspec: {validations: [{expression: 1}]}\n"))
+	f.Add(uint8(1), uint8(1), []byte("{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"\\xff\"}}]}"))
+	opts := fuzzOptions(f)
+	f.Fuzz(func(t *testing.T, idx, slot uint8, doc []byte) {
+		parts := slices.Clone(docs[int(idx)%len(docs)])
+		parts[int(slot)%len(parts)] = string(doc)
+		data := []byte(strings.Join(parts, "\n---\n"))
 		m, err := manifest.Load(data, "fuzz.yaml")
 		m2, err2 := manifest.Load(data, "fuzz.yaml")
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
@@ -251,7 +295,7 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			return
 		}
-		ev, req, err := c.CompileWith(casefile.Options{TraceUnmatched: true})
+		ev, req, err := c.CompileWith(opts)
 		if err != nil {
 			return
 		}
@@ -275,6 +319,7 @@ func FuzzCompile(f *testing.F) {
 	}
 	f.Add(uint8(0), []byte(`{"metadata":{"name":"p"},"spec":{"paramKind":{"apiVersion":"a/b/c","kind":"X"},"validations":[{"expression":"true"}]}}`))
 	f.Add(uint8(1), []byte(`{"metadata":{"name":"p"},"spec":{"failurePolicy":"Bogus","matchConstraints":{"resourceRules":[{"operations":["*"],"apiGroups":["*"],"apiVersions":["*"],"resources":["*"]}]},"validations":[{"expression":"1"}]}}`))
+	opts := fuzzOptions(f)
 	f.Fuzz(func(t *testing.T, idx uint8, data []byte) {
 		tc := cases[int(idx)%len(cases)]
 		var p admissionregistrationv1.ValidatingAdmissionPolicy
@@ -288,7 +333,7 @@ func FuzzCompile(f *testing.F) {
 		} else {
 			c.Policies = append(c.Policies, &p)
 		}
-		ev, req, err := c.CompileWith(casefile.Options{TraceUnmatched: true})
+		ev, req, err := c.CompileWith(opts)
 		if err != nil {
 			if !strings.Contains(err.Error(), "metadata.name: Duplicate value") {
 				t.Fatalf("Compile() error = %v, want only duplicate names to fail", err)
@@ -319,6 +364,7 @@ func FuzzEvaluatePolicy(f *testing.F) {
 	fps := []*admissionregistrationv1.FailurePolicyType{
 		nil, ptr(admissionregistrationv1.Fail), ptr(admissionregistrationv1.Ignore),
 	}
+	opts := fuzzOptions(f)
 	f.Fuzz(func(t *testing.T, idx, slot, fp uint8, expr string) {
 		tc := cases[int(idx)%len(cases)]
 		c := *tc.c
@@ -331,21 +377,24 @@ func FuzzEvaluatePolicy(f *testing.F) {
 		for _, p := range c.Policies {
 			p.Spec.FailurePolicy = fps[int(fp)%len(fps)]
 		}
-		ev, req, err := c.CompileWith(casefile.Options{TraceUnmatched: true})
+		ev, req, err := c.CompileWith(opts)
 		if err != nil {
 			t.Fatalf("Compile() error = %v", err)
 		}
 		d := checkDecision(t, ev, c.Policies, req)
-		checkMeasured(t, &c, d)
+		measured := opts
+		measured.MeasureCost = true
+		checkMeasured(t, &c, d, measured)
 	})
 }
 
-// checkMeasured evaluates c again with every cost measured and checks that
+// checkMeasured evaluates c again with opts, which measure every cost, and
+// checks that
 // the decision is the one d (evaluated untracked where the estimates
 // allowed) reached, and that no measured cost exceeded its estimate.
-func checkMeasured(t *testing.T, c *casefile.Case, d *policy.Decision) {
+func checkMeasured(t *testing.T, c *casefile.Case, d *policy.Decision, opts casefile.Options) {
 	t.Helper()
-	ev, req, err := c.CompileWith(casefile.Options{TraceUnmatched: true, MeasureCost: true})
+	ev, req, err := c.CompileWith(opts)
 	if err != nil {
 		t.Fatalf("Compile() error = %v", err)
 	}

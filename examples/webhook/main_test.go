@@ -261,28 +261,13 @@ func asSent(r *admissionv1.AdmissionReview) *admissionv1.AdmissionReview {
 // and checks that the webhook answers the case's AdmissionReview as the API
 // server does, and never denies in dry-run mode.
 func TestCases(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "policy", "testdata", "cases", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no cases found")
-	}
-	for _, f := range files {
+	for _, f := range webhookCases(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			if strings.HasPrefix(name, "cost-") {
-				// They run the CEL cost budget out, which takes minutes
-				// under the race detector; policy's tests cover them.
-				t.Skip("slow cost-budget case; covered by the policy package")
-			}
 			t.Parallel()
 			c, err := casefile.ParseFile(f)
 			if err != nil {
 				t.Fatalf("ParseFile() error = %v", err)
-			}
-			if c.Authorizer != nil {
-				t.Skip("the case needs an authorizer; the webhook has none")
 			}
 			data, err := os.ReadFile(strings.TrimSuffix(f, ".yaml") + ".expected.json")
 			if err != nil {
@@ -318,6 +303,64 @@ func TestCases(t *testing.T) {
 			})
 		})
 	}
+}
+
+// representativeCases are the shared cases -short serves: denials with
+// warnings and audit annotations, audit only, params and CRDs read from
+// the directory, namespace objects and a missing namespace, order-dependent
+// outcomes, DELETE and CONNECT.
+var representativeCases = []string{
+	"actions-audit-only",
+	"actions-deny-warn-audit",
+	"connect-pod-exec",
+	"delete-old-object",
+	"match-policy-equivalent-crd",
+	"multiple-policies-order-dependent",
+	"namespace-not-found",
+	"namespace-object-use",
+	"params-by-selector",
+	"seed-replica-limit-params-by-name",
+}
+
+// webhookCases returns the shared cases TestCases serves: with -short the
+// representative ones, else every case but those that need an authorizer
+// (the webhook has none) and the cost-* ones, which spend whole cost limits
+// (seconds each, minutes under the race detector). The policy package,
+// which owns the cases, runs them all.
+func webhookCases(t *testing.T) []string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "policy", "testdata", "cases")
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no cases found")
+	}
+	var out []string
+	if testing.Short() {
+		for _, name := range representativeCases {
+			f := filepath.Join(dir, name+".yaml")
+			if !slices.Contains(files, f) {
+				t.Fatalf("representative case %s is not in %s", name, dir)
+			}
+			out = append(out, f)
+		}
+		return out
+	}
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "cost-") {
+			continue
+		}
+		c, err := casefile.ParseFile(f)
+		if err != nil {
+			t.Fatalf("ParseFile() error = %v", err)
+		}
+		if c.Authorizer == nil {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 const replicaPolicy = `apiVersion: admissionregistration.k8s.io/v1
