@@ -77,7 +77,7 @@ func authzLibrary() cel.EnvOption {
 //
 // The selector is parsed when the check runs. A selector that does not parse
 // does not fail the expression: the check carries no requirements and the
-// parse error is passed to the [Authorizer] in [authz.Attributes].
+// parse error is passed to the [authz.Authorizer] in [authz.Attributes].
 func authzSelectorsLibrary() cel.EnvOption {
 	return cel.Lib(authzSelectorsLib{})
 }

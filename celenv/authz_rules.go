@@ -51,7 +51,7 @@ type AuthorizerRule struct {
 	Error string `json:"error,omitempty"`
 }
 
-// RuleAuthorizer is an [Authorizer] driven by a list of rules, for tests,
+// RuleAuthorizer is an [authz.Authorizer] driven by a list of rules, for tests,
 // command-line tools and the conformance cases. Rules are tried in order
 // and the first matching rule decides; when none matches the result is
 // [authz.NoOpinion] with no reason and no error. The zero value (no
@@ -61,7 +61,7 @@ type RuleAuthorizer []AuthorizerRule
 
 var _ authz.Authorizer = RuleAuthorizer(nil)
 
-// Authorize implements [Authorizer]. It never looks at ctx.
+// Authorize implements [authz.Authorizer]. It never looks at ctx.
 func (rs RuleAuthorizer) Authorize(_ context.Context, a authz.Attributes) (authz.Result, error) {
 	for _, r := range rs {
 		if !r.matches(a) {
