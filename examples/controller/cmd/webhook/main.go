@@ -153,7 +153,12 @@ func serveDir(ctx context.Context, c config, ready chan<- [2]string) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/validate", controller.NewHandler(src, c.handler))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
 		h := src.Health()
 		if h.Err != nil {
 			http.Error(w, fmt.Sprintf("reload failed: %v\nstill serving generation %d", h.Err, h.Generation), http.StatusServiceUnavailable)

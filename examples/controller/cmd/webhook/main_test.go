@@ -11,9 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
-	"errors"
 	"io"
-	"log"
 	"math/big"
 	"net"
 	"net/http"
@@ -22,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,28 +83,48 @@ func tlsFiles(t *testing.T, dir string) (certFile, keyFile string, pool *x509.Ce
 
 // testServer is a webhook listening on loopback TLS.
 type testServer struct {
-	url    string
-	client *http.Client
-	s      *server
+	url, metricsURL string
+	client          *http.Client
+	logs            *syncBuffer
 }
 
-// start serves policyDir over TLS on 127.0.0.1 until the test ends.
-func start(t *testing.T, policyDir string, dryRun bool, poll time.Duration) *testServer {
+// syncBuffer collects the JSON log lines of a running server.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// start runs the command in directory mode on 127.0.0.1 until the test
+// ends; extra are more flags.
+func start(t *testing.T, policyDir string, dryRun bool, extra ...string) *testServer {
 	t.Helper()
 	certFile, keyFile, pool := tlsFiles(t, t.TempDir())
-	s, err := newServer(policyDir, dryRun, log.New(io.Discard, "", 0))
-	if err != nil {
-		t.Fatalf("newServer(%s) error = %v", policyDir, err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := append([]string{"-dir", policyDir, "-tls-cert", certFile, "-tls-key", keyFile,
+		"-addr", "127.0.0.1:0", "-metrics-addr", "127.0.0.1:0", "-poll", "0", "-dry-run=" + strconv.FormatBool(dryRun)}, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan [2]string, 1)
 	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, ln, s, config{certFile: certFile, keyFile: keyFile, poll: poll})
-	}()
+	logs := &syncBuffer{}
+	go func() { done <- run(ctx, args, logs, ready) }()
+	var addrs [2]string
+	select {
+	case addrs = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("run(%q) error = %v", args, err)
+	}
 	client := &http.Client{
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}},
 		Timeout:   30 * time.Second,
@@ -113,11 +132,11 @@ func start(t *testing.T, policyDir string, dryRun bool, poll time.Duration) *tes
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("serve() error = %v", err)
+			t.Errorf("run() error = %v", err)
 		}
 		client.CloseIdleConnections()
 	})
-	return &testServer{url: "https://" + ln.Addr().String(), client: client, s: s}
+	return &testServer{url: "https://" + addrs[0], metricsURL: "http://" + addrs[1], client: client, logs: logs}
 }
 
 // post sends body to path and returns the status code and body.
@@ -282,7 +301,7 @@ func TestCases(t *testing.T) {
 			review := asSent(c.AdmissionReview)
 
 			t.Run("enforce", func(t *testing.T) {
-				resp := start(t, dir, false, 0).validate(t, review)
+				resp := start(t, dir, false).validate(t, review)
 				if resp.UID != review.Request.UID {
 					t.Errorf("uid = %q, want %q", resp.UID, review.Request.UID)
 				}
@@ -293,7 +312,7 @@ func TestCases(t *testing.T) {
 				}
 			})
 			t.Run("dry-run", func(t *testing.T) {
-				resp := start(t, dir, true, 0).validate(t, review)
+				resp := start(t, dir, true).validate(t, review)
 				if !resp.Allowed || resp.Result != nil {
 					t.Errorf("dry-run response = allowed %t, result %v; want allowed, no result", resp.Allowed, resp.Result)
 				}
@@ -329,7 +348,7 @@ var representativeCases = []string{
 // which owns the cases, runs them all.
 func webhookCases(t *testing.T) []string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "policy", "testdata", "cases")
+	dir := filepath.Join("..", "..", "..", "..", "policy", "testdata", "cases")
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -416,69 +435,6 @@ func deploymentReview(uid string, replicas int) *admissionv1.AdmissionReview {
 
 const defaultNamespace = `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default","labels":{"kubernetes.io/metadata.name":"default"}}}`
 
-// TestReload checks that the poller swaps in changed policies, keeps
-// serving the previous ones after a bad change and reports it on /healthz.
-func TestReload(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "namespaces.json"), []byte(defaultNamespace), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	base := time.Now().Add(-time.Hour)
-	writePolicy(t, dir, "3", base)
-	ts := start(t, dir, false, 5*time.Millisecond)
-
-	check := func(t *testing.T, replicas int, wantAllowed bool, wantMessage string) {
-		t.Helper()
-		resp := ts.validate(t, deploymentReview(t.Name(), replicas))
-		var msg string
-		if resp.Result != nil {
-			msg = resp.Result.Message
-		}
-		if resp.Allowed != wantAllowed || !strings.Contains(msg, wantMessage) {
-			t.Errorf("replicas %d: allowed = %t, message %q; want %t, message containing %q", replicas, resp.Allowed, msg, wantAllowed, wantMessage)
-		}
-	}
-	// waitHealth polls /healthz until its status is code and its body
-	// contains text.
-	waitHealth := func(t *testing.T, code int, text string) {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			got, body := ts.do(t, http.MethodGet, "/healthz", "", nil)
-			if got == code && strings.Contains(string(body), text) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("GET /healthz = %d %q, want %d containing %q", got, body, code, text)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-
-	waitHealth(t, http.StatusOK, "ok generation 1 ")
-	check(t, 2, true, "")
-	check(t, 5, false, "ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas' denied request: at most 3 replicas")
-
-	// A broken file: the previous policy keeps serving.
-	broken := filepath.Join(dir, "broken.yaml")
-	if err := os.WriteFile(broken, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: [\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	waitHealth(t, http.StatusServiceUnavailable, "reload failed: "+broken)
-	waitHealth(t, http.StatusServiceUnavailable, "still serving generation 1 ")
-	check(t, 5, false, "at most 3 replicas")
-
-	// Fixed and changed: the new policy is swapped in. The policy changes
-	// first, so no poll can see the fix without the change.
-	writePolicy(t, dir, "7", base.Add(time.Minute))
-	if err := os.Remove(broken); err != nil {
-		t.Fatal(err)
-	}
-	waitHealth(t, http.StatusOK, "ok generation 2 ")
-	check(t, 5, true, "")
-	check(t, 8, false, "at most 7 replicas")
-}
-
 // TestDryRun checks that shadow mode reports a Deny binding's failures as
 // the warnings of a Warn binding.
 func TestDryRun(t *testing.T) {
@@ -487,7 +443,7 @@ func TestDryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	writePolicy(t, dir, "3", time.Now())
-	ts := start(t, dir, true, 0)
+	ts := start(t, dir, true)
 	resp := ts.validate(t, deploymentReview("dry", 5))
 	want := &admissionv1.AdmissionResponse{
 		UID:      "uid-dry",
@@ -504,7 +460,7 @@ func TestDryRun(t *testing.T) {
 func TestBadRequests(t *testing.T) {
 	dir := t.TempDir()
 	writePolicy(t, dir, "3", time.Now())
-	ts := start(t, dir, false, 0)
+	ts := start(t, dir, false, "-max-review-bytes", "4096")
 	tests := []struct {
 		name        string
 		method      string
@@ -516,10 +472,13 @@ func TestBadRequests(t *testing.T) {
 	}{
 		{"get validate", http.MethodGet, "/validate", "", "", http.StatusMethodNotAllowed, "method not allowed"},
 		{"post healthz", http.MethodPost, "/healthz", "", "", http.StatusMethodNotAllowed, "method not allowed"},
-		{"not json", http.MethodPost, "/validate", "application/json", "{", http.StatusBadRequest, "decoding AdmissionReview"},
+		{"not json", http.MethodPost, "/validate", "application/json", "{", http.StatusBadRequest, "invalid AdmissionReview: decoding"},
+		{"no uid", http.MethodPost, "/validate", "application/json", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"operation":"CREATE"}}`, http.StatusBadRequest, "request.uid is required"},
+		{"trailing data", http.MethodPost, "/validate", "application/json", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u"}} {}`, http.StatusBadRequest, "unexpected data after the object"},
+		{"oversized body", http.MethodPost, "/validate", "application/json", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u"}}` + strings.Repeat(" ", 5000), http.StatusRequestEntityTooLarge, "larger than the limit of 4096 bytes"},
 		{"wrong content type", http.MethodPost, "/validate", "text/plain", "{}", http.StatusUnsupportedMediaType, "unsupported content type"},
 		{"v1beta1 review", http.MethodPost, "/validate", "application/json", `{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{}}`, http.StatusBadRequest, "want admission.k8s.io/v1 AdmissionReview"},
-		{"no request", http.MethodPost, "/validate", "application/json", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`, http.StatusBadRequest, "AdmissionReview has no request"},
+		{"no request", http.MethodPost, "/validate", "application/json", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`, http.StatusBadRequest, "request is missing"},
 		{"unknown path", http.MethodGet, "/mutate", "", "", http.StatusNotFound, "not found"},
 		{"invalid request", http.MethodPost, "/validate", "application/json",
 			`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","operation":"PATCH"}}`,
@@ -533,6 +492,21 @@ func TestBadRequests(t *testing.T) {
 			}
 		})
 	}
+	// The invalid reviews and the one evaluated request are counted.
+	resp, err := ts.client.Get(ts.metricsURL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	metrics, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`vapkit_webhook_requests_total{outcome="invalid"} 7`, "vapkit_webhook_request_duration_seconds_count", "vapkit_webhook_reload_generation 1"} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, metrics)
+		}
+	}
 }
 
 // TestRunErrors checks the command line and startup failures.
@@ -543,15 +517,16 @@ func TestRunErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no flags", nil, "missing required flags: -dir, -tls-cert, -tls-key"},
+		{"directory without TLS", []string{"-dir", empty}, "directory mode needs -tls-cert and -tls-key"},
 		{"extra argument", []string{"-dir", empty, "-tls-cert", "c", "-tls-key", "k", "x"}, `unexpected arguments: ["x"]`},
-		{"negative poll", []string{"-dir", empty, "-tls-cert", "c", "-tls-key", "k", "-poll", "-1s"}, "-poll must not be negative"},
+		{"negative poll", []string{"-dir", empty, "-tls-cert", "c", "-tls-key", "k", "-poll", "-1s"}, "-poll not negative"},
+		{"bad failure policy", []string{"-failure-policy", "Maybe"}, "-failure-policy must be Fail or Ignore"},
 		{"empty directory", []string{"-dir", empty, "-tls-cert", "c", "-tls-key", "k"}, "no *.yaml, *.yml or *.json files"},
 		{"missing directory", []string{"-dir", filepath.Join(empty, "nope"), "-tls-cert", "c", "-tls-key", "k"}, "no such file or directory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := run(t.Context(), tc.args, io.Discard)
+			err := run(t.Context(), tc.args, io.Discard, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("run(%q) error = %v, want containing %q", tc.args, err, tc.want)
 			}
@@ -560,8 +535,8 @@ func TestRunErrors(t *testing.T) {
 	t.Run("missing key pair", func(t *testing.T) {
 		dir := t.TempDir()
 		writePolicy(t, dir, "3", time.Now())
-		err := run(t.Context(), []string{"-dir", dir, "-addr", "127.0.0.1:0", "-tls-cert", filepath.Join(dir, "nope.crt"), "-tls-key", filepath.Join(dir, "nope.key")}, io.Discard)
-		if !errors.Is(err, os.ErrNotExist) {
+		err := run(t.Context(), []string{"-dir", dir, "-addr", "127.0.0.1:0", "-tls-cert", filepath.Join(dir, "nope.crt"), "-tls-key", filepath.Join(dir, "nope.key")}, io.Discard, nil)
+		if err == nil || !strings.Contains(err.Error(), "no such file or directory") {
 			t.Errorf("run() error = %v, want a missing-file error", err)
 		}
 	})
