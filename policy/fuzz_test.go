@@ -20,7 +20,6 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/casefile"
-	"github.com/vapkit/vapkit/internal/costcheck"
 	"github.com/vapkit/vapkit/policy"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
@@ -398,13 +397,8 @@ func checkMeasured(t *testing.T, c *casefile.Case, d *policy.Decision, opts case
 	if err != nil {
 		t.Fatalf("Compile() error = %v", err)
 	}
-	disable := costcheck.Enable()
-	costcheck.Take()
-	measured, err := ev.Evaluate(context.Background(), req)
-	disable()
-	for _, v := range costcheck.Take() {
-		t.Errorf("cost bound violated: %v", v)
-	}
+	var measured *policy.Decision
+	checkBounds(t, func() { measured, err = ev.Evaluate(context.Background(), req) })
 	if (d == nil) != (err != nil) {
 		t.Fatalf("Evaluate() with MeasureCost error = %v, without: decision %v", err, d != nil)
 	}

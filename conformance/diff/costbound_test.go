@@ -1,3 +1,5 @@
+//go:build vapkit_costcheck
+
 package diff
 
 import (

@@ -1,7 +1,5 @@
-// Package costcheck lets tests verify the cost bounds that decide when
-// vapkit evaluates an expression without cost tracking: while enabled,
-// every batch is tracked, and each measured cost above the estimated bound
-// for the request's size class is recorded as a violation.
+//go:build vapkit_costcheck
+
 package costcheck
 
 import (
@@ -37,7 +35,8 @@ func Enable() (disable func()) {
 	return func() { once.Do(func() { enabled.Add(-1) }) }
 }
 
-// Enabled reports whether checking is on.
+// Enabled reports whether checking is on: between Enable and the call of
+// the function it returned.
 func Enabled() bool { return enabled.Load() > 0 }
 
 // Check records a violation when actual exceeds bound.
