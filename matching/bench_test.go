@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -158,4 +159,55 @@ func BenchmarkLabelIndex(b *testing.B) {
 			}
 		}
 	})
+}
+
+// clusterEntries returns n deployments policies with one tenant binding
+// each, shaped like the cluster workloads of conformance/bench: 60% bound
+// to other tenants, 20% to tenant shop for tier in (batch, worker), 20% to
+// tenant shop for tier in (frontend, backend); each binding also selects
+// by tier.
+func clusterEntries(n int) (*MatcherSet, []LabelIndexEntry) {
+	set := NewMatcherSet()
+	entries := make([]LabelIndexEntry, n)
+	for i := range entries {
+		tenant, tiers := fmt.Sprint("t", i), []string{"frontend", "backend"}
+		switch {
+		case i%10 >= 8:
+			tenant = "shop"
+		case i%10 >= 6:
+			tenant, tiers = "shop", []string{"batch", "worker"}
+		}
+		p, bs := tenantPolicy(tenant)
+		bs[0].Spec.MatchResources.ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "tier", Operator: metav1.LabelSelectorOpIn, Values: tiers},
+		}}
+		entries[i] = LabelIndexEntry{ID: i, Policy: set.Policy(p), Bindings: []*Matcher{set.Binding(bs[0])}}
+	}
+	return set, entries
+}
+
+// BenchmarkLabelIndexCluster measures Filter on 10,000 policies shaped like
+// cluster-10000, all of them resource candidates; 2,000 are kept.
+func BenchmarkLabelIndexCluster(b *testing.B) {
+	const n = 10_000
+	set, entries := clusterEntries(n)
+	ix := set.NewLabelIndex(entries)
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = i
+	}
+	nss := newNamespaces(namespace("shop", map[string]string{"tenant": "shop", "kubernetes.io/metadata.name": "shop"}))
+	a := attrs(gvk("apps", "v1", "Deployment"), gvr("apps", "v1", "deployments"), "")
+	a.Namespace = "shop"
+	a.Object = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"tier": "frontend", "app": "web", "team": "web", "env": "prod"}}}
+	opts := Options{Namespaces: nss}
+	sc := set.NewScratch()
+	b.ReportAllocs()
+	var out []int
+	for b.Loop() {
+		sc.Reset(a, opts)
+		if out = ix.Filter(b.Context(), sc, ids, out[:0]); len(out) != n/5 {
+			b.Fatalf("Filter() kept %d, want %d", len(out), n/5)
+		}
+	}
 }

@@ -27,11 +27,13 @@ type LabelIndexEntry struct {
 // of whose bindings' selectors can select the request's labels.
 //
 // The index reads the label requirements that name values (key=value,
-// key in (values), key exists) and counts, per request, which of them the
-// namespace's labels, the object's labels and the old object's labels
-// satisfy; requirements that exclude (notin, !key) are not indexed. A
-// policy is ruled out only when matching it would report no match and no
-// error: a policy whose matching could fail (a nil or invalid selector, a
+// key in (values), key exists); requirements that exclude (notin, !key)
+// are not indexed. Each selector pair (a policy's own, or a binding's) is
+// filed under its most selective requirement; per request, only the pairs
+// filed under one of the namespace's or the objects' labels, and belonging
+// to a policy in question, are checked against the rest of their
+// requirements. A policy is ruled out only when matching it would report
+// no match and no error: a policy whose matching could fail (a nil or invalid selector, a
 // binding without matchResources, an equivalent resource of unknown kind, a
 // failed namespace lookup, a cluster-scoped request that namespace
 // selectors ignore) is kept, so that its error surfaces when the caller
@@ -43,7 +45,7 @@ type LabelIndex struct {
 	set     *MatcherSet
 	clauses []clause
 	// ns and obj map a label key and value (value anyValue for exists) to
-	// the clauses requiring it of the namespace or the object.
+	// the clauses filed under it for the namespace or the object.
 	ns, obj map[term][]int32
 	// policies holds each ID's state; IDs past its end are kept.
 	policies []policyState
@@ -53,14 +55,44 @@ type LabelIndex struct {
 	needsNamespace bool
 	// bindingClauses: some policy may be ruled out by its bindings.
 	bindingClauses bool
+	// nsRequirements: some clause requires namespace labels; cluster-scoped
+	// requests, which namespace selectors ignore, then keep everything.
+	nsRequirements bool
 }
 
-// clause is the conjunction of the indexed requirements of one matcher.
+// clause is the conjunction of the indexed requirements of one matcher's
+// namespace and object selectors.
 type clause struct {
 	id      int32 // the policy ID
 	binding bool  // a binding's clause; false for the policy's own
-	nsNeed  uint16
-	objNeed uint16
+	ns, obj []requirement
+	// filedNS: the clause is filed under its namespace requirement ns[0],
+	// which therefore holds whenever the clause is checked.
+	filedNS bool
+}
+
+// requirement is one indexed label requirement: the key must be present
+// and, unless values is nil (exists), have one of the values.
+type requirement struct {
+	key    string
+	values []string
+}
+
+// holds reports whether labels satisfy r.
+func (r *requirement) holds(set map[string]string) bool {
+	v, ok := set[r.key]
+	if !ok {
+		return false
+	}
+	if r.values == nil {
+		return true
+	}
+	for _, x := range r.values {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 // term is one label a requirement accepts.
@@ -82,9 +114,6 @@ const (
 	bindingClauses policyState = 1 << 1
 )
 
-// maxClauseTerms bounds the requirements counted per clause.
-const maxClauseTerms = 1 << 15
-
 // NewLabelIndex indexes entries, whose matchers must come from s. An ID
 // repeated in entries keeps the last entry.
 func (s *MatcherSet) NewLabelIndex(entries []LabelIndexEntry) *LabelIndex {
@@ -98,41 +127,109 @@ func (s *MatcherSet) NewLabelIndex(entries []LabelIndexEntry) *LabelIndex {
 		if e.ID < 0 {
 			continue
 		}
-		var st policyState
-		own, ownOK := ix.terms(e.Policy)
-		if ownOK {
-			st |= ownClause
+		ix.policies[e.ID] = ix.addPolicy(e)
+	}
+	ix.file()
+	return ix
+}
+
+// addPolicy records the clauses of one entry and returns its state.
+func (ix *LabelIndex) addPolicy(e LabelIndexEntry) policyState {
+	var st policyState
+	own, ownOK := ix.clauseOf(e.Policy)
+	// Bindings may rule the policy out only when the policy's own
+	// matching cannot fail on its selectors.
+	bindingsOK := len(e.Bindings) > 0 && ix.cleanPolicy(e.Policy)
+	var bs []clause
+	for _, b := range e.Bindings {
+		c, ok := ix.clauseOf(b)
+		if !ok {
+			bindingsOK = false
+			break
 		}
-		// Bindings may rule the policy out only when the policy's own
-		// matching cannot fail on its selectors.
-		bindingsOK := len(e.Bindings) > 0 && ix.cleanPolicy(e.Policy)
-		var bs [][2][]term
-		for _, b := range e.Bindings {
-			t, ok := ix.terms(b)
-			if !ok {
-				bindingsOK = false
-				break
-			}
-			bs = append(bs, t)
+		bs = append(bs, c)
+	}
+	if ownOK {
+		st |= ownClause
+		own.id = int32(e.ID)
+		ix.clauses = append(ix.clauses, own)
+	}
+	if bindingsOK {
+		st |= bindingClauses
+		ix.bindingClauses = true
+		if !ix.set.selectors[e.Policy.ns].empty {
+			ix.needsNamespace = true
 		}
-		if bindingsOK {
-			st |= bindingClauses
-			ix.bindingClauses = true
-			if !ix.set.selectors[e.Policy.ns].empty {
-				ix.needsNamespace = true
-			}
+		for _, c := range bs {
+			c.id, c.binding = int32(e.ID), true
+			ix.clauses = append(ix.clauses, c)
 		}
-		ix.policies[e.ID] = st
-		if ownOK {
-			ix.addClause(e.ID, false, own)
-		}
-		if bindingsOK {
-			for _, t := range bs {
-				ix.addClause(e.ID, true, t)
+	}
+	return st
+}
+
+// file puts each clause under the values of its most selective
+// requirement: the one whose most shared value is shared by the fewest
+// clauses (a label has one value, so that is how many clauses a request
+// can make the index check through it).
+func (ix *LabelIndex) file() {
+	type roleTerm struct {
+		obj bool
+		term
+	}
+	count := map[roleTerm]int{}
+	for i := range ix.clauses {
+		c := &ix.clauses[i]
+		for role, reqs := range [2][]requirement{c.ns, c.obj} {
+			for j := range reqs {
+				for _, t := range reqs[j].terms() {
+					count[roleTerm{role == 1, t}]++
+				}
 			}
 		}
 	}
-	return ix
+	for i := range ix.clauses {
+		c := &ix.clauses[i]
+		bestRole, best, bestCount := 0, 0, -1
+		for role, reqs := range [2][]requirement{c.ns, c.obj} {
+			for j := range reqs {
+				n := 0
+				for _, t := range reqs[j].terms() {
+					n = max(n, count[roleTerm{role == 1, t}])
+				}
+				if bestCount < 0 || n < bestCount {
+					bestRole, best, bestCount = role, j, n
+				}
+			}
+		}
+		if len(c.ns) > 0 {
+			ix.nsRequirements, ix.needsNamespace = true, true
+		}
+		var r *requirement
+		post := ix.ns
+		if bestRole == 1 {
+			post, r = ix.obj, &c.obj[best]
+		} else {
+			// Move the filed requirement first: it need not be checked.
+			c.ns[0], c.ns[best] = c.ns[best], c.ns[0]
+			r, c.filedNS = &c.ns[0], true
+		}
+		for _, t := range r.terms() {
+			post[t] = append(post[t], int32(i))
+		}
+	}
+}
+
+// terms lists the labels r accepts, anyValue standing for any value.
+func (r *requirement) terms() []term {
+	if r.values == nil {
+		return []term{{r.key, anyValue}}
+	}
+	out := make([]term, len(r.values))
+	for i, v := range r.values {
+		out[i] = term{r.key, v}
+	}
+	return out
 }
 
 // cleanPolicy reports whether m's matching can fail only through its rules
@@ -145,98 +242,70 @@ func (ix *LabelIndex) cleanPolicy(m *Matcher) bool {
 	return ix.set.selectors[m.ns].err == nil && ix.set.selectors[m.obj].err == nil
 }
 
-// terms returns the indexed requirements of m's namespace and object
+// clauseOf returns the indexed requirements of m's namespace and object
 // selectors; ok is false when m has none or could fail.
-func (ix *LabelIndex) terms(m *Matcher) (t [2][]term, ok bool) {
+func (ix *LabelIndex) clauseOf(m *Matcher) (c clause, ok bool) {
 	if !ix.cleanPolicy(m) {
-		return t, false
+		return c, false
 	}
-	t[0] = selectorTerms(&ix.set.selectors[m.ns])
-	t[1] = selectorTerms(&ix.set.selectors[m.obj])
-	n := len(t[0]) + len(t[1])
-	return t, n > 0 && n <= maxClauseTerms
+	c.ns = selectorRequirements(&ix.set.selectors[m.ns])
+	c.obj = selectorRequirements(&ix.set.selectors[m.obj])
+	return c, len(c.ns)+len(c.obj) > 0
 }
 
-// selectorTerms lists the requirements of cs the index counts; each holds
-// for one value of its key.
-func selectorTerms(cs *compiledSelector) []term {
+// selectorRequirements lists the requirements of cs the index reads.
+func selectorRequirements(cs *compiledSelector) []requirement {
 	if cs.empty || cs.sel == nil {
 		return nil
 	}
 	reqs, _ := cs.sel.Requirements()
-	var out []term
+	var out []requirement
 	for _, r := range reqs {
 		switch r.Operator() {
 		case selection.Equals, selection.DoubleEquals, selection.In:
-			for _, v := range r.ValuesUnsorted() {
-				out = append(out, term{r.Key(), v})
+			vs := r.ValuesUnsorted()
+			if vs == nil {
+				vs = []string{}
 			}
-			// One requirement is one term whatever its number of
-			// values: mark the end with a separator entry.
-			out = append(out, term{})
+			out = append(out, requirement{key: r.Key(), values: vs})
 		case selection.Exists:
-			out = append(out, term{r.Key(), anyValue}, term{})
+			out = append(out, requirement{key: r.Key()})
 		}
 	}
 	return out
 }
 
-// addClause records a clause for the requirements t (namespace, object),
-// each requirement's values ended by a zero term.
-func (ix *LabelIndex) addClause(id int, binding bool, t [2][]term) {
-	c := clause{id: int32(id), binding: binding}
-	n := int32(len(ix.clauses))
-	for role, ts := range t {
-		post := ix.ns
-		if role == 1 {
-			post = ix.obj
-		}
-		for _, x := range ts {
-			if x == (term{}) {
-				if role == 0 {
-					c.nsNeed++
-				} else {
-					c.objNeed++
-				}
-				continue
-			}
-			// A requirement's values are distinct, so a label hits it
-			// at most once; two requirements naming the same label are
-			// posted, and counted, twice.
-			post[x] = append(post[x], n)
-		}
-	}
-	if c.nsNeed > 0 {
-		ix.needsNamespace = true
-	}
-	ix.clauses = append(ix.clauses, c)
-}
-
 // labelScratch is a Scratch's state for one LabelIndex.
 type labelScratch struct {
-	ix  *LabelIndex
-	gen uint32 // the Scratch generation prepared; 0 for none
-	// usable: the index may rule policies out for this request;
-	// bindingsUsable: binding clauses may.
-	usable, bindingsUsable bool
-	// per clause: the generation that touched it and its hits.
-	clauseGen []uint32
-	nsHits    []uint16
-	objHits   [][2]uint16 // new object, old object
-	touched   []int32
-	// per policy: the generation and which of its clauses hold.
-	policyGen []uint32
-	holds     []policyState
+	ix *LabelIndex
+	// gen stamps the entries of the current Filter call.
+	gen uint32
+	// the request's labels.
+	nsLabels, objLabels, oldLabels map[string]string
+	// per policy: the Filter call that listed it as a candidate, the call
+	// that found one of its clauses holding, and which clauses hold.
+	candGen, holdGen []uint32
+	holds            []policyState
 }
 
 func (ls *labelScratch) clear() {
-	clear(ls.clauseGen)
-	clear(ls.policyGen)
+	clear(ls.candGen)
+	clear(ls.holdGen)
 	ls.gen = 0
 }
 
 func (ls *labelScratch) release() {
-	ls.touched = ls.touched[:0]
+	ls.nsLabels, ls.objLabels, ls.oldLabels = nil, nil, nil
+}
+
+// next starts a Filter call.
+func (ls *labelScratch) next() uint32 {
+	ls.gen++
+	if ls.gen == 0 {
+		ls.clear()
+		ls.gen = 1
+	}
+	return ls.gen
 }
 
 // scratchFor returns sc's state for ix, allocating it for a new index.
@@ -244,12 +313,10 @@ func (ix *LabelIndex) scratchFor(sc *Scratch) *labelScratch {
 	ls := sc.li
 	if ls == nil || ls.ix != ix {
 		ls = &labelScratch{
-			ix:        ix,
-			clauseGen: make([]uint32, len(ix.clauses)),
-			nsHits:    make([]uint16, len(ix.clauses)),
-			objHits:   make([][2]uint16, len(ix.clauses)),
-			policyGen: make([]uint32, len(ix.policies)),
-			holds:     make([]policyState, len(ix.policies)),
+			ix:      ix,
+			candGen: make([]uint32, len(ix.policies)),
+			holdGen: make([]uint32, len(ix.policies)),
+			holds:   make([]policyState, len(ix.policies)),
 		}
 		sc.li = ls
 	}
@@ -268,118 +335,134 @@ func (ix *LabelIndex) Filter(ctx context.Context, sc *Scratch, ids, out []int) [
 	if len(ix.clauses) == 0 {
 		return append(out, ids...)
 	}
-	ls := ix.prepare(ctx, sc)
-	if !ls.usable {
+	ls := ix.scratchFor(sc)
+	gen := ls.next()
+	for _, id := range ids {
+		if id >= 0 && id < len(ix.policies) {
+			ls.candGen[id] = gen
+		}
+	}
+	usable, bindingsUsable := ix.prepare(ctx, sc, ls, gen)
+	if !usable {
 		return append(out, ids...)
 	}
 	for _, id := range ids {
-		if ix.keeps(ls, sc.gen, id) {
+		if id < 0 || id >= len(ix.policies) {
+			out = append(out, id)
+			continue
+		}
+		st := ix.policies[id]
+		if st == kept {
+			out = append(out, id)
+			continue
+		}
+		var holds policyState
+		if ls.holdGen[id] == gen {
+			holds = ls.holds[id]
+		}
+		if !bindingsUsable {
+			holds |= bindingClauses
+		}
+		if st&holds == st {
 			out = append(out, id)
 		}
 	}
 	return out
 }
 
-// keeps decides one policy from the prepared counts.
-func (ix *LabelIndex) keeps(ls *labelScratch, gen uint32, id int) bool {
-	if id < 0 || id >= len(ix.policies) {
-		return true
-	}
-	st := ix.policies[id]
-	var holds policyState
-	if ls.policyGen[id] == gen {
-		holds = ls.holds[id]
-	}
-	if st&ownClause != 0 && holds&ownClause == 0 {
-		return false
-	}
-	if st&bindingClauses != 0 && ls.bindingsUsable && holds&bindingClauses == 0 {
-		return false
-	}
-	return true
-}
-
-// prepare counts, once per request, the requirements the request's labels
-// satisfy and notes which clauses hold.
-func (ix *LabelIndex) prepare(ctx context.Context, sc *Scratch) *labelScratch {
-	ls := ix.scratchFor(sc)
-	if ls.gen == sc.gen {
-		return ls
-	}
-	ls.gen = sc.gen
-	ls.usable, ls.bindingsUsable = false, false
-	ls.touched = ls.touched[:0]
+// prepare checks the clauses of candidate policies filed under the
+// request's labels and notes which of them hold. usable is false when the
+// index can rule nothing out for the request; bindingsUsable when binding
+// clauses cannot rule policies out.
+func (ix *LabelIndex) prepare(ctx context.Context, sc *Scratch, ls *labelScratch, gen uint32) (usable, bindingsUsable bool) {
+	ls.nsLabels, ls.objLabels, ls.oldLabels = nil, nil, nil
 	a := sc.a
 	if a == nil {
-		return ls
+		return false, false
 	}
 	// Namespace selectors are not consulted for cluster-scoped requests
 	// other than namespaces, and a failed lookup is an error the caller
 	// must see: the index then keeps everything.
 	switch namespaced := a.Namespace != "" || a.Resource.Resource == "namespaces"; {
-	case !namespaced && len(ix.ns) > 0:
-		return ls
+	case !namespaced && ix.nsRequirements:
+		return false, false
 	case namespaced && ix.needsNamespace:
 		nsLabels, err := sc.namespaceLabels(ctx)
 		if err != nil {
-			return ls
+			return false, false
 		}
-		for k, v := range nsLabels {
-			ix.hit(ls, sc.gen, ix.ns, k, v, 0)
-		}
+		ls.nsLabels = nsLabels
+	}
+	ls.objLabels, ls.oldLabels = objectLabels(a.Object), objectLabels(a.OldObject)
+	for k, v := range ls.nsLabels {
+		ix.check(ls, gen, ix.ns, k, v)
 	}
 	if len(ix.obj) > 0 {
-		for i, obj := range [2]runtime.Object{a.Object, a.OldObject} {
-			for k, v := range objectLabels(obj) {
-				ix.hit(ls, sc.gen, ix.obj, k, v, 1+i)
-			}
+		for k, v := range ls.objLabels {
+			ix.check(ls, gen, ix.obj, k, v)
+		}
+		for k, v := range ls.oldLabels {
+			ix.check(ls, gen, ix.obj, k, v)
 		}
 	}
-	for _, c := range ls.touched {
-		cl := &ix.clauses[c]
-		if ls.nsHits[c] != cl.nsNeed {
-			continue
-		}
-		if cl.objNeed > 0 && ls.objHits[c][0] != cl.objNeed && ls.objHits[c][1] != cl.objNeed {
-			continue
-		}
-		id := cl.id
-		if ls.policyGen[id] != sc.gen {
-			ls.policyGen[id] = sc.gen
-			ls.holds[id] = 0
-		}
-		if cl.binding {
-			ls.holds[id] |= bindingClauses
-		} else {
-			ls.holds[id] |= ownClause
-		}
-	}
-	ls.usable = true
-	ls.bindingsUsable = ix.bindingClauses && !unknownEquivalentKinds(a, sc.o)
-	return ls
+	return true, ix.bindingClauses && !unknownEquivalentKinds(a, sc.o)
 }
 
-// hit counts the label k=v for every clause requiring it (or k) of the
-// role: 0 namespace, 1 object, 2 old object.
-func (ix *LabelIndex) hit(ls *labelScratch, gen uint32, post map[term][]int32, k, v string, role int) {
+// check verifies the clauses of candidate policies filed under the label
+// k=v (or k) and marks the policies of those that hold.
+func (ix *LabelIndex) check(ls *labelScratch, gen uint32, post map[term][]int32, k, v string) {
 	for i, val := range [2]string{v, anyValue} {
 		if i == 1 && v == anyValue {
-			break // a corrupt label value must not count twice
+			break // a corrupt label value must not be looked up twice
 		}
 		for _, c := range post[term{k, val}] {
-			if ls.clauseGen[c] != gen {
-				ls.clauseGen[c] = gen
-				ls.nsHits[c] = 0
-				ls.objHits[c] = [2]uint16{}
-				ls.touched = append(ls.touched, c)
+			cl := &ix.clauses[c]
+			id := cl.id
+			if ls.candGen[id] != gen || !ix.clauseHolds(ls, cl) {
+				continue
 			}
-			if role == 0 {
-				ls.nsHits[c]++
+			if ls.holdGen[id] != gen {
+				ls.holdGen[id] = gen
+				ls.holds[id] = 0
+			}
+			if cl.binding {
+				ls.holds[id] |= bindingClauses
 			} else {
-				ls.objHits[c][role-1]++
+				ls.holds[id] |= ownClause
 			}
 		}
 	}
+}
+
+// clauseHolds reports whether the namespace's labels satisfy every
+// namespace requirement of cl and the new or the old object's labels every
+// object requirement.
+func (ix *LabelIndex) clauseHolds(ls *labelScratch, cl *clause) bool {
+	first := 0
+	if cl.filedNS {
+		first = 1
+	}
+	for i := first; i < len(cl.ns); i++ {
+		if !cl.ns[i].holds(ls.nsLabels) {
+			return false
+		}
+	}
+	if len(cl.obj) == 0 {
+		return true
+	}
+	return allHold(cl.obj, ls.objLabels) || allHold(cl.obj, ls.oldLabels)
+}
+
+func allHold(reqs []requirement, set map[string]string) bool {
+	if set == nil {
+		return false
+	}
+	for i := range reqs {
+		if !reqs[i].holds(set) {
+			return false
+		}
+	}
+	return true
 }
 
 // objectLabels returns the labels of obj, nil when it has no metadata.
