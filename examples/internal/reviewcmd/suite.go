@@ -163,6 +163,13 @@ func loadSuite(file string) (*loadedSuite, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseSuite(data, file)
+}
+
+// parseSuite reads the suite text data of file; the globs it names are
+// resolved relative to file.
+func parseSuite(data []byte, file string) (*loadedSuite, error) {
+	var err error
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var root yaml.Node

@@ -3,6 +3,7 @@ package reviewcmd
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -207,4 +208,27 @@ func TestSuiteErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzLoadSuite checks that reading any suite text never panics and that
+// a suite it accepts has named tests with expectations.
+func FuzzLoadSuite(f *testing.F) {
+	if data, err := os.ReadFile(exampleSuite); err == nil {
+		f.Add(string(data))
+	}
+	f.Add(suiteHead + "tests:\n- name: a\n  object: x.yaml\n  expect: {deny: {message: {regexp: '^a'}, code: 403}}\n")
+	f.Add(suiteHead + "tests: [{name: a, oldObject: {apiVersion: v1, kind: Pod}, expect: {skip: later}}]\n")
+	f.Add(suiteHead + "tests:\n- &a {name: a, object: x, expect: {allow: true}}\n- *a\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		// The globs resolve in an empty directory: they match nothing.
+		ls, err := parseSuite([]byte(text), filepath.Join(os.DevNull, "s.yaml"))
+		if err != nil {
+			return
+		}
+		for _, tc := range ls.suite.Tests {
+			if tc.Name == "" || tc.Expect == nil || tc.Expect.e == nil || (tc.Object == nil && tc.OldObject == nil) {
+				t.Errorf("accepted an incomplete test %+v", tc)
+			}
+		}
+	})
 }
