@@ -82,14 +82,14 @@ func (p *Program) ReadsAuthorizer() bool { return p.readsAuthorizer }
 // compile compiles expression in env: its result must have one of the
 // want types (any type when want is empty). Scopes that evaluate also get
 // the programs and their cost estimates.
-func (s *Scope) compile(p *Program, env *cel.Env, want []*cel.Type) {
+func (s *Scope) compile(p *Program, env *cel.Env, want []*cel.Type, legacyResultMessage bool) {
 	ast, iss := env.Compile(p.expression)
 	if iss != nil && iss.Err() != nil {
 		p.err = &CompileError{Detail: "compilation failed: " + iss.String(), Issues: iss}
 		return
 	}
 	out := ast.OutputType()
-	if err := checkResult(out, want); err != nil {
+	if err := checkResult(out, want, legacyResultMessage); err != nil {
 		p.err = err
 		return
 	}
@@ -125,8 +125,10 @@ func (s *Scope) compile(p *Program, env *cel.Env, want []*cel.Type) {
 }
 
 // checkResult returns the API server's error for a result of type out
-// when want does not allow it.
-func checkResult(out *cel.Type, want []*cel.Type) *CompileError {
+// when want does not allow it. legacy: the message of servers before 1.32,
+// which did not say which type they got (k8s.io/apiserver v0.31.14 vs
+// v0.32.13 pkg/admission/plugin/cel/compile.go).
+func checkResult(out *cel.Type, want []*cel.Type, legacy bool) *CompileError {
 	if len(want) == 0 {
 		return nil
 	}
@@ -135,8 +137,12 @@ func checkResult(out *cel.Type, want []*cel.Type) *CompileError {
 			return nil
 		}
 	}
+	detail := fmt.Sprintf("must evaluate to one of %v", want)
 	if len(want) == 1 {
-		return &CompileError{Detail: fmt.Sprintf("must evaluate to %v but got %v", want[0].String(), out.String())}
+		detail = fmt.Sprintf("must evaluate to %v", want[0].String())
 	}
-	return &CompileError{Detail: fmt.Sprintf("must evaluate to one of %v but got %v", want, out.String())}
+	if !legacy {
+		detail += fmt.Sprintf(" but got %v", out.String())
+	}
+	return &CompileError{Detail: detail}
 }

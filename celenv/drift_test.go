@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/cel-go/cel"
 	authenticationv1 "k8s.io/api/authentication/v1"
 
 	"github.com/vapkit/vapkit/celenv"
@@ -81,6 +82,29 @@ func TestDriftAuthzSelectors(t *testing.T) {
 		wantSelectors := v >= celenv.Version1_32
 		if has := len(got.FieldSelector) == 1 && len(got.LabelSelector) == 1; has != wantSelectors {
 			t.Errorf("%v: authorizer saw field %v and label %v selectors; want them: %v", v, got.FieldSelector, got.LabelSelector, wantSelectors)
+		}
+	}
+}
+
+// TestDriftResultTypeMessage: before 1.32 a wrong result type was reported
+// without the type found.
+func TestDriftResultTypeMessage(t *testing.T) {
+	for _, tc := range []struct {
+		v    celenv.Version
+		want string
+	}{
+		{celenv.Version1_30, "must evaluate to bool"},
+		{celenv.Version1_31, "must evaluate to bool"},
+		{celenv.Version1_32, "must evaluate to bool but got int"},
+		{celenv.Version1_37, "must evaluate to bool but got int"},
+	} {
+		env, err := celenv.New(celenv.Options{Version: tc.v})
+		if err != nil {
+			t.Fatalf("New(%v) = %v", tc.v, err)
+		}
+		p := env.NewScope(celenv.ScopeOptions{}).Compile("1", celenv.Decls{}, cel.BoolType)
+		if p.Err() == nil || p.Err().Detail != tc.want {
+			t.Errorf("%v: Compile(1) error = %v, want %q", tc.v, p.Err(), tc.want)
 		}
 	}
 }

@@ -154,7 +154,9 @@ func (s *Scope) Compile(expression string, d Decls, want ...*cel.Type) *Program 
 		p.err = internalError(fmt.Sprintf("unexpected error loading CEL environment: %v", err))
 		return p
 	}
-	s.compile(p, env, want)
+	// MutatingAdmissionPolicy arrived in 1.32, after the result-type message
+	// gained its "but got"; the older message only applies to validation.
+	s.compile(p, env, want, !d.PatchTypes && s.env.version < Version1_32)
 	return p
 }
 

@@ -75,10 +75,24 @@
 //     AuthorizeWithSelectors feature gate being alpha and off by default
 //     (pkg/cel/library/authz.go, pkg/features/kube_features.go; celenv
 //     TestDriftAuthzSelectors).
+//   - 1.32: a result of the wrong type is reported as "must evaluate to
+//     bool but got int"; 1.30 and 1.31 said only "must evaluate to bool"
+//     (pkg/admission/plugin/cel/compile.go; celenv
+//     TestDriftResultTypeMessage).
+//   - 1.32: a request namespace that does not exist is confirmed by a GET,
+//     reported as `namespaces "x" not found`; 1.30 and 1.31 read only the
+//     informer's lister, which says `namespace "x" not found`
+//     (pkg/admission/plugin/webhook/predicates/namespace/matcher.go,
+//     GetNamespace; TestDriftNamespaceNotFound).
 //   - 1.36: type checking declares params whenever the policy has a
 //     paramKind; up to 1.35 only when the paramKind's schema resolved, so
 //     every use of params was an undeclared reference otherwise
 //     (validating/typechecking.go; typecheck TestDriftParamsWithoutSchema).
+//
+// The last two were missed by reading the diffs and found by running
+// k8s.io/apiserver v0.30.14's own plugin beside vapkit at 1.30
+// (conformance/v1_30 and conformance/versions: 0 divergences on the
+// testdata cases and 2,000 generated ones).
 //
 // Changes that cannot alter what vapkit computes, and why:
 //

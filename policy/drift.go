@@ -1,6 +1,9 @@
 package policy
 
 import (
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/vapkit/vapkit/audit"
 	"github.com/vapkit/vapkit/celenv"
 )
@@ -18,4 +21,19 @@ func recordedFailures(v celenv.Version, failures []audit.ValidationFailure) []au
 		return failures[:1]
 	}
 	return failures
+}
+
+// namespaceErrorAt returns the error the API server of version v reports
+// when the request's namespace cannot be found. Up to 1.31 the plugin read
+// namespaces from its informer's lister only, whose NotFound names the
+// resource in the singular (`namespace "x" not found`); from 1.32 a miss is
+// confirmed by a GET from storage, which says `namespaces "x" not found`
+// (k8s.io/apiserver pkg/admission/plugin/webhook/predicates/namespace
+// matcher.go GetNamespace, v0.31.14 vs v0.32.13). Other errors pass
+// through.
+func namespaceErrorAt(v celenv.Version, name string, err error) error {
+	if v < celenv.Version1_32 && apierrors.IsNotFound(err) {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "namespace"}, name)
+	}
+	return err
 }

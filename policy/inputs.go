@@ -146,11 +146,11 @@ func (st *requestState) loadNamespace(ctx context.Context) error {
 		} else {
 			ns, err = st.e.opts.Namespaces.GetNamespace(ctx, name)
 		}
-		if err != nil {
-			return err
+		if err == nil && ns == nil {
+			err = apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 		}
-		if ns == nil {
-			return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
+		if err != nil {
+			return namespaceErrorAt(st.e.env.Version(), name, err)
 		}
 		st.ns = ns
 	}
