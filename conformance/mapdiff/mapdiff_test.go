@@ -56,24 +56,29 @@ func parseCase(t *testing.T, path string) *mapCase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &mapCase{name: strings.TrimSuffix(filepath.Base(path), ".yaml"), all: data}
+	return parseCaseText(t, strings.TrimSuffix(filepath.Base(path), ".yaml"), data)
+}
+
+func parseCaseText(t *testing.T, name string, data []byte) *mapCase {
+	t.Helper()
+	c := &mapCase{name: name, all: data}
 	var rest [][]byte
-	for _, doc := range bytes.Split(data, []byte("\n---\n")) {
+	for _, doc := range bytes.Split(bytes.ReplaceAll(data, []byte("\n---\n"), []byte("\n---\n")), []byte("\n---\n")) {
 		var tm metav1.TypeMeta
 		if err := yaml.Unmarshal(doc, &tm); err != nil {
-			t.Fatalf("%s: %v", path, err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		switch {
 		case tm.APIVersion == "admissionregistration.k8s.io/v1" && tm.Kind == "MutatingAdmissionPolicy":
 			p := &admissionregistrationv1.MutatingAdmissionPolicy{}
 			if err := yaml.UnmarshalStrict(doc, p); err != nil {
-				t.Fatalf("%s: %v", path, err)
+				t.Fatalf("%s: %v", name, err)
 			}
 			c.policies = append(c.policies, p)
 		case tm.APIVersion == "admissionregistration.k8s.io/v1" && tm.Kind == "MutatingAdmissionPolicyBinding":
 			b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
 			if err := yaml.UnmarshalStrict(doc, b); err != nil {
-				t.Fatalf("%s: %v", path, err)
+				t.Fatalf("%s: %v", name, err)
 			}
 			c.bindings = append(c.bindings, b)
 		default:

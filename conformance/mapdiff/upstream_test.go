@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -73,11 +74,14 @@ func (convertor) Convert(in, out, context any) error {
 			return nil
 		}
 	}
-	// Same Go type: a deep copy through JSON keeps it independent.
+	// Same Go type: a deep copy through JSON into a zeroed out, as a
+	// generated conversion overwrites every field.
 	b, err := json.Marshal(in)
 	if err != nil {
 		return err
 	}
+	v := reflect.ValueOf(out).Elem()
+	v.Set(reflect.Zero(v.Type()))
 	return json.Unmarshal(b, out)
 }
 
