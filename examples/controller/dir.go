@@ -177,8 +177,16 @@ func (s *DirSource) load(stamps []fileStamp) error {
 		for _, b := range m.Bindings {
 			owners["ValidatingAdmissionPolicyBinding/"+b.Name] = st.path
 		}
+		for _, p := range m.MutatingPolicies {
+			owners["MutatingAdmissionPolicy/"+p.Name] = st.path
+		}
+		for _, b := range m.MutatingBindings {
+			owners["MutatingAdmissionPolicyBinding/"+b.Name] = st.path
+		}
 		all.Policies = append(all.Policies, m.Policies...)
 		all.Bindings = append(all.Bindings, m.Bindings...)
+		all.MutatingPolicies = append(all.MutatingPolicies, m.MutatingPolicies...)
+		all.MutatingBindings = append(all.MutatingBindings, m.MutatingBindings...)
 		all.Namespaces = append(all.Namespaces, m.Namespaces...)
 		all.CRDs = append(all.CRDs, m.CRDs...)
 		all.Objects = append(all.Objects, m.Objects...)
@@ -250,6 +258,11 @@ func (s *DirSource) compile(m *manifest.Set) (*policy.Evaluator, error) {
 	bindings := m.Bindings
 	if s.opts.DryRun {
 		bindings = WarnInsteadOfDeny(bindings)
+	} else if opts.MutatingPolicies == nil && opts.MutatingBindings == nil {
+		// MutatingAdmissionPolicies answer with a JSON patch, which the API
+		// server applies when a MutatingWebhookConfiguration calls the
+		// webhook; a dry run changes nothing.
+		opts.MutatingPolicies, opts.MutatingBindings = m.MutatingPolicies, m.MutatingBindings
 	}
 	return policy.Compile(m.Policies, bindings, opts)
 }
