@@ -50,7 +50,7 @@ type outcome struct {
 	Object           map[string]any    `json:"object,omitempty"`
 }
 
-func parseCase(t *testing.T, path string) *mapCase {
+func parseCase(t testing.TB, path string) *mapCase {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -59,7 +59,7 @@ func parseCase(t *testing.T, path string) *mapCase {
 	return parseCaseText(t, strings.TrimSuffix(filepath.Base(path), ".yaml"), data)
 }
 
-func parseCaseText(t *testing.T, name string, data []byte) *mapCase {
+func parseCaseText(t testing.TB, name string, data []byte) *mapCase {
 	t.Helper()
 	c := &mapCase{name: name, all: data}
 	var rest [][]byte

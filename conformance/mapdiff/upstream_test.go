@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apiserver/pkg/admission"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
@@ -163,10 +164,29 @@ func defaultMatchResources(m *admissionregistrationv1.MatchResources) {
 	}
 }
 
+// upstreamMutator is the mutating phase of one case, set up once.
+type upstreamMutator struct {
+	disp  generic.Dispatcher[mutating.PolicyHook]
+	hooks []mutating.PolicyHook
+	vc    *upstream.Case
+	kind  schema.GroupVersionKind
+	gvr   schema.GroupVersionResource
+	o     objects
+	ui    user.Info
+}
+
 // mutateUpstream runs the mutating phase as the API server's admission
 // chain does: one Dispatch, and a second one marked as reinvocation when the
 // first asked for it. It returns the mutated request object or the error.
 func mutateUpstream(ctx context.Context, c *mapCase, vc *upstream.Case) (runtime.Object, error) {
+	m, err := newUpstreamMutator(ctx, c, vc)
+	if err != nil {
+		return nil, err
+	}
+	return m.run(ctx)
+}
+
+func newUpstreamMutator(ctx context.Context, c *mapCase, vc *upstream.Case) (*upstreamMutator, error) {
 	var hooks []mutating.PolicyHook
 	for _, p := range c.policies {
 		dp := defaultMAP(p)
@@ -207,11 +227,20 @@ func mutateUpstream(ctx context.Context, c *mapCase, vc *upstream.Case) (runtime
 		return nil, err
 	}
 	req := vc.Request
-	kind := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
-	gvr := schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource}
+	m := &upstreamMutator{disp: disp, hooks: hooks, vc: vc,
+		kind: schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind},
+		gvr:  schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource},
+		ui:   &user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups},
+	}
 	reg := runtime.NewEquivalentResourceRegistry()
-	reg.RegisterKindFor(gvr, req.SubResource, kind)
-	ui := &user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups}
+	reg.RegisterKindFor(m.gvr, req.SubResource, m.kind)
+	m.o = objects{equivalent: reg}
+	return m, nil
+}
+
+// run admits the case's request once.
+func (m *upstreamMutator) run(ctx context.Context) (runtime.Object, error) {
+	req, vc := m.vc.Request, m.vc
 	dryRun := req.DryRun != nil && *req.DryRun
 	var obj, old, opts runtime.Object
 	if vc.Object != nil {
@@ -223,18 +252,17 @@ func mutateUpstream(ctx context.Context, c *mapCase, vc *upstream.Case) (runtime
 	if vc.Options != nil {
 		opts = vc.Options.DeepCopyObject()
 	}
-	attrs := admission.NewAttributesRecord(obj, old, kind, req.Namespace, req.Name, gvr, req.SubResource,
-		admission.Operation(req.Operation), opts, dryRun, ui)
-	o := objects{equivalent: reg}
 	if !slices.Contains([]admissionv1.Operation{admissionv1.Create, admissionv1.Update, admissionv1.Connect}, req.Operation) {
 		return obj, nil // the plugin's handler admits nothing else
 	}
-	if err := disp.Dispatch(ctx, attrs, o, hooks); err != nil {
+	attrs := admission.NewAttributesRecord(obj, old, m.kind, req.Namespace, req.Name, m.gvr, req.SubResource,
+		admission.Operation(req.Operation), opts, dryRun, m.ui)
+	if err := m.disp.Dispatch(ctx, attrs, m.o, m.hooks); err != nil {
 		return nil, err
 	}
 	if rc := attrs.GetReinvocationContext(); rc.ShouldReinvoke() {
 		rc.SetIsReinvoke()
-		if err := disp.Dispatch(ctx, attrs, o, hooks); err != nil {
+		if err := m.disp.Dispatch(ctx, attrs, m.o, m.hooks); err != nil {
 			return nil, err
 		}
 	}
