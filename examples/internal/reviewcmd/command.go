@@ -22,7 +22,7 @@ import (
 )
 
 const usageText = `usage: review [flags] CASE.yaml      print the AdmissionReview response of one case
-       review [flags] PATH...         test cases (directories or, with -test, files) against their expectations
+       review [flags] PATH...         test suites and cases (directories, suite files, or case files with -test)
 
 flags:
   -format text|json|junit      test report format (default text)
