@@ -52,8 +52,8 @@ type Result struct {
 // inputs, which decide the cost estimates, and the batches themselves,
 // recycled from one NewBatch to the next. Batches started with a Session
 // evaluate without cost tracking where an estimate proves every limit out
-// of reach (see the package documentation); batches without one track
-// every cost. The zero value is ready to use. A Session belongs to one
+// of reach (see the package documentation), unless Measure is set;
+// batches without one track every cost. The zero value is ready to use. A Session belongs to one
 // goroutine; call Reset after each request, whose values may be at the
 // same addresses as the next one's.
 type Session struct {

@@ -32,8 +32,10 @@ type ScopeOptions struct {
 	NoVariables bool
 	// Typed declares schema types for object, oldObject and params, as the
 	// API server's policy type checker does for each checked kind, and
-	// implies CheckOnly. Its scopes do not declare
-	// authorizer.requestResource, as that checker does not.
+	// implies CheckOnly. Like that checker, its scopes only type-check
+	// (CheckOnly scopes also build each program once, to report
+	// "program instantiation failed" as the API server's compiler does)
+	// and do not declare authorizer.requestResource.
 	Typed *TypedDecls
 }
 
