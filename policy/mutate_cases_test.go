@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,4 +108,49 @@ func evaluateMutatingCase(t *testing.T, path string) mutatingOutcome {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestMutatingConcurrent evaluates one case with mutating policies from
+// several goroutines on one Evaluator; every decision must equal the
+// first. Run with -race.
+func TestMutatingConcurrent(t *testing.T) {
+	m, err := manifest.LoadFiles("testdata/mutating/bench-three-policies.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := policy.Compile(nil, nil, policy.Options{MutatingPolicies: m.MutatingPolicies, MutatingBindings: m.MutatingBindings,
+		Namespaces: matching.NewNamespaceMap(m.Namespaces...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := policy.RequestFromAdmission(m.Reviews[0].Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := ev.Evaluate(t.Context(), req)
+	if err != nil || first.Patch == nil {
+		t.Fatalf("Evaluate() = %v, %v", first, err)
+	}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 10 {
+				d, err := ev.Evaluate(t.Context(), req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if string(d.Patch) != string(first.Patch) {
+					errs <- fmt.Errorf("patch %s, want %s", d.Patch, first.Patch)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }
