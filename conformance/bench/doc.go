@@ -1,27 +1,31 @@
 // Package bench holds the performance comparison of vapkit with the API
 // server's own ValidatingAdmissionPolicy plugin (k8s.io/apiserver v0.37.2)
-// and with bare cel-go programs.
+// and with an independent CEL floor.
 //
 // Workloads generates the benchmark workloads as conformance cases in the
 // shared case format, so that both implementations read exactly the same
-// policies, bindings, params, namespaces and request. Each workload carries
-// the decision both must reach; the benchmarks assert it on every
-// iteration.
+// policies, bindings, params, namespaces and request. Each workload states
+// its shape (what the request is, how many policies apply and why the
+// others do not) and carries the decision every side must reach; the
+// benchmarks assert it on every iteration. The cluster workloads bind each
+// policy once per tenant with namespace and object selectors, as
+// multi-tenant clusters do.
 //
 // The benchmarks live in bench_test.go and run only with -bench, best as
-// run.sh runs them, each side once per fresh process so that the sides
-// alternate on a machine whose speed drifts:
+// run.sh runs them, each side in its own fresh process with the order of
+// the sides alternating, so that a machine whose speed drifts biases no
+// side:
 //
 //	sh bench/run.sh > bench.txt && sh bench/compare.sh bench.txt
 //
 // BenchmarkUpstream/<workload> calls the real plugin's Validate on a
-// prepared cluster (fake informers, policies compiled), BenchmarkVapkit/<workload>
-// calls policy.Evaluator.Evaluate, BenchmarkFloor/<workload> evaluates the
-// same CEL expressions with bare cel-go programs on a prepared activation —
-// cost-tracked where vapkit tracks them, untracked where vapkit's cost
-// estimates let it skip tracking (the limit of vapkit's design) —,
-// BenchmarkFloorTracked/<workload> does the same with every expression
-// tracked (the limit of a design that always tracks, as the API server
-// does), and BenchmarkCompile/<side>/1000-policies measures compilation.
+// prepared cluster (fake informers, policies compiled),
+// BenchmarkVapkit/<workload> calls policy.Evaluator.Evaluate, and
+// BenchmarkFloor/<workload> evaluates the CEL programs the API server
+// evaluates for the request, compiled once with the upstream plugin's own
+// compiler and cost tracking, on activations prepared before the loop.
+// <workload>-parallel variants run on every core, and
+// BenchmarkCompile/<side>/1000-policies measures compilation. Every
+// benchmark reports cpu-ns/op, the process's CPU time per request.
 // RESULTS.md has the numbers and how to reproduce them.
 package bench
