@@ -172,8 +172,8 @@ type Scratch struct {
 	nsLabels map[string]string
 	nsErr    error
 
-	// labelGen and the counters belong to the LabelIndex last prepared
-	// with this Scratch (see LabelIndex.prepare).
+	// li is the state of the LabelIndex last used with this Scratch (see
+	// LabelIndex.Filter); it keeps its own generations.
 	li *labelScratch
 }
 
@@ -193,9 +193,6 @@ func (sc *Scratch) Reset(a *Attributes, o Options) {
 		// The stamps wrapped around: forget them all.
 		clear(sc.nsGen)
 		clear(sc.objGen)
-		if sc.li != nil {
-			sc.li.clear()
-		}
 		sc.gen = 1
 	}
 	if n := len(sc.set.selectors); len(sc.nsGen) < n {
