@@ -249,30 +249,36 @@ var adversarialExprs = []string{
 
 // FuzzLoad loads random manifests and, when they hold policies and one
 // AdmissionReview, compiles and evaluates them. A manifest is a testdata
-// case with one of its documents replaced by the random bytes (which may
-// hold several documents, or none): small inputs, so that the fuzzer runs
-// and minimizes quickly, while Load still reads whole cases.
+// case with one line replaced by the random text, which may hold several
+// lines or documents, or none: a small input, which the fuzzer mutates and
+// minimizes quickly, while Load still reads a whole case.
 func FuzzLoad(f *testing.F) {
 	cases := fuzzCases(f)
-	docs := make([][]string, len(cases))
+	lines := make([][]string, len(cases))
 	for i, tc := range cases {
 		data, err := os.ReadFile(tc.file)
 		if err != nil {
 			f.Fatal(err)
 		}
-		docs[i] = strings.Split(string(data), "\n---\n")
-		// Seed each case with a different document, so that the seeds
-		// cover policies, bindings, params and reviews.
-		slot := i % len(docs[i])
-		f.Add(uint8(i), uint8(slot), []byte(docs[i][slot]))
+		lines[i] = strings.Split(string(data), "\n")
+		// Seed each case with a different line of content, so that the
+		// seeds edit policies, bindings, params and reviews.
+		var content []int
+		for n, l := range lines[i] {
+			if l != "" && l != "---" && !strings.HasPrefix(l, "#") {
+				content = append(content, n)
+			}
+		}
+		n := content[i%len(content)]
+		f.Add(uint8(i), uint8(n), []byte(lines[i][n]))
 	}
-	f.Add(uint8(0), uint8(0), []byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nspec: {validations: [{expression: 1}]}\n"))
-	f.Add(uint8(1), uint8(1), []byte("{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"\\xff\"}}]}"))
+	f.Add(uint8(0), uint8(0), []byte("---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nspec: {validations: [{expression: 1}]}\n---"))
+	f.Add(uint8(1), uint8(0), []byte("---\n{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"\\xff\"}}]}\n---"))
 	opts := fuzzOptions(f)
-	f.Fuzz(func(t *testing.T, idx, slot uint8, doc []byte) {
-		parts := slices.Clone(docs[int(idx)%len(docs)])
-		parts[int(slot)%len(parts)] = string(doc)
-		data := []byte(strings.Join(parts, "\n---\n"))
+	f.Fuzz(func(t *testing.T, idx, line uint8, text []byte) {
+		edited := slices.Clone(lines[int(idx)%len(lines)])
+		edited[int(line)%len(edited)] = string(text)
+		data := []byte(strings.Join(edited, "\n"))
 		m, err := manifest.Load(data, "fuzz.yaml")
 		m2, err2 := manifest.Load(data, "fuzz.yaml")
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {

@@ -20,26 +20,16 @@ import (
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 
-// casesDir returns the directory of conformance cases: the project's copy
-// when it exists, else the shared one; "" when neither is present.
-func casesDir() string {
-	for _, dir := range []string{"../../policy/testdata/cases", "../../../shared/conformance/cases"} {
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			return dir
-		}
-	}
-	return ""
-}
+// casesDir is the repository's directory of conformance cases.
+const casesDir = "../testdata/cases"
 
-// listCases lists the files under the cases directory (recursively, since
-// the project may group cases by area) whose names end in suffix.
-func listCases(suffix string) ([]string, error) {
-	dir := casesDir()
-	if dir == "" {
-		return nil, nil
-	}
+// caseFiles lists the case files whose names end in suffix (recursively,
+// since the project may group cases by area); it fails the test when there
+// are none, so that moving the cases cannot turn the tests into no-ops.
+func caseFiles(tb testing.TB, suffix string) []string {
+	tb.Helper()
 	var files []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(casesDir, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -48,18 +38,11 @@ func listCases(suffix string) ([]string, error) {
 		}
 		return nil
 	})
-	return files, err
-}
-
-// caseFiles lists the case YAML files, or skips the test when there are none.
-func caseFiles(tb testing.TB) []string {
-	tb.Helper()
-	files, err := listCases(".yaml")
 	if err != nil {
 		tb.Fatalf("listing cases: %v", err)
 	}
 	if len(files) == 0 {
-		tb.Skip("no conformance cases")
+		tb.Fatalf("no *%s cases in %s", suffix, casesDir)
 	}
 	return files
 }
@@ -578,7 +561,7 @@ request:
 // policies defaulted, and contain the AdmissionReview of the request.
 func TestDecodeCases(t *testing.T) {
 	t.Parallel()
-	for _, file := range caseFiles(t) {
+	for _, file := range caseFiles(t, ".yaml") {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
 			docs, err := manifest.DecodeFile(file)
@@ -668,20 +651,26 @@ func TestDecodeLarge(t *testing.T) {
 }
 
 // FuzzDecode checks that Decode never panics, returns documents or an error
-// but not both, and is deterministic.
+// but not both, and is deterministic. It is seeded with one document of
+// each case (a different one from case to case, so that every kind is
+// seeded) and a few expected responses: small inputs, which the fuzzer
+// mutates and minimizes quickly. The seeds below and the "---" a mutation
+// may insert give it multi-document streams.
 func FuzzDecode(f *testing.F) {
-	for _, suffix := range []string{".yaml", ".expected.json"} {
-		files, err := listCases(suffix)
+	for i, file := range caseFiles(f, ".yaml") {
+		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
 		}
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
+		docs := strings.Split(string(data), "\n---\n")
+		f.Add([]byte(docs[i%len(docs)]))
+	}
+	for _, file := range caseFiles(f, ".expected.json")[:4] {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(data)
 	}
 	for _, s := range []string{
 		"",
