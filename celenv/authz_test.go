@@ -14,10 +14,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"sigs.k8s.io/yaml"
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/celenv/authz"
 	"github.com/vapkit/vapkit/celenv/internal/library"
+	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 // newAuthzEnv is the environment of upstream's authz tests plus the
@@ -73,7 +75,7 @@ func evalAuthz(t *testing.T, env *cel.Env, expr string, a authz.Authorizer, user
 var (
 	alice = authenticationv1.UserInfo{Username: "alice", UID: "a-1", Groups: []string{"devs", "system:authenticated"}}
 
-	testRules = celenv.RuleAuthorizer{
+	testRules = casefile.RuleAuthorizer{
 		{User: "alice", Path: "/healthz", Verb: "get", Decision: authz.Allow, Reason: "health is public"},
 		{User: "alice", Path: "/logs/*", Decision: authz.Allow},
 		{User: "alice", Resource: "pods", Verb: "list", Decision: authz.NoOpinion, Error: "webhook down"},
@@ -457,7 +459,7 @@ func TestAuthzCostLimit(t *testing.T) {
 	// Three checks cost more than the per-call limit of 1,000,000.
 	env := newAuthzEnv(t)
 	expr := "authorizer.path('/a').check('get').allowed() || authorizer.path('/b').check('get').allowed() || authorizer.path('/c').check('get').allowed()"
-	got := evalAuthz(t, env, expr, celenv.RuleAuthorizer{}, alice)
+	got := evalAuthz(t, env, expr, casefile.RuleAuthorizer{}, alice)
 	const want = "operation cancelled: actual cost limit exceeded"
 	if got.err == nil || got.err.Error() != want {
 		t.Errorf("Eval(%q) error = %v, want %q", expr, got.err, want)
@@ -507,7 +509,7 @@ func ExampleAuthorizerValues() {
 	scope := env.NewScope(celenv.ScopeOptions{})
 	p := scope.Compile("authorizer.group('apps').resource('deployments').namespace('prod').check('delete').reason()",
 		celenv.Decls{Authorizer: true}, cel.StringType)
-	rules := celenv.RuleAuthorizer{
+	rules := casefile.RuleAuthorizer{
 		{Groups: []string{"admins"}, Verb: "delete", Decision: authz.Allow, Reason: "admins may delete"},
 		{Namespace: "prod", Decision: authz.Deny, Reason: "prod is protected"},
 	}
@@ -562,4 +564,77 @@ func TestReadsAuthorizer(t *testing.T) {
 			t.Errorf("ReadsAuthorizer(%s) = %v, want %v", tc.expr, got, tc.want)
 		}
 	}
+}
+
+// TestRuleAuthorizerConformance replays the authorizer expressions of the
+// conformance cases authorizer-checks and authorizer-groups-path-errors
+// with their rules and users, expecting the outcome the expected responses
+// imply.
+func TestRuleAuthorizerConformance(t *testing.T) {
+	checksRules := authorizerRules(t, `
+apiVersion: vapkit.dev/v1alpha1
+kind: AuthorizerRules
+rules:
+- {user: bob, verb: approve, apiGroup: example.com, resource: deployments, subresource: approval, namespace: team-a, decision: Deny, reason: "bob is not an approver"}
+- {user: bob, verb: escalate, resource: deployments, decision: Allow}
+- {user: "system:serviceaccount:kube-system:deployer", verb: update, apiGroup: apps, resource: deployments, namespace: team-b, decision: Allow}
+- {user: bob, verb: delete, namespace: team-a, decision: Allow, reason: "bob may delete in team-a"}
+`)
+	miscRules := authorizerRules(t, `
+apiVersion: vapkit.dev/v1alpha1
+kind: AuthorizerRules
+rules:
+- {groups: [monitoring], path: "/metrics", verb: get, decision: Allow}
+- {resource: secrets, verb: list, decision: NoOpinion, error: "webhook authorizer unavailable"}
+- {groups: [admins], resource: secrets, decision: Allow}
+- {resource: secrets, decision: Deny, reason: "secrets are off limits"}
+`)
+	bob := authenticationv1.UserInfo{Username: "bob", Groups: []string{"developers", "system:authenticated"}}
+	dave := authenticationv1.UserInfo{Username: "dave", Groups: []string{"monitoring", "system:authenticated"}}
+	tests := []struct {
+		rules casefile.RuleAuthorizer
+		user  authenticationv1.UserInfo
+		expr  string
+		want  bool
+	}{
+		// authorizer-checks (request: apps deployments team-a/web, here with subresource scale)
+		{checksRules, bob, "authorizer.group('example.com').resource('deployments').subresource('approval').namespace('team-a').name('web').check('approve').allowed()", false},
+		{checksRules, bob, "authorizer.group('example.com').resource('deployments').subresource('approval').namespace('team-a').name('web').check('approve').reason() == 'bob is not an approver'", true},
+		{checksRules, bob, "authorizer.requestResource.check('escalate').allowed()", true},
+		{checksRules, bob, "authorizer.serviceAccount('kube-system', 'deployer').group('apps').resource('deployments').namespace('team-a').check('update').allowed()", false},
+		{checksRules, bob, "authorizer.serviceAccount('kube-system', 'deployer').group('apps').resource('deployments').namespace('team-b').check('update').allowed()", true},
+		{checksRules, bob, "authorizer.requestResource.check('delete').reason() == 'bob may delete in team-a'", true},
+		// authorizer-groups-path-errors
+		{miscRules, dave, "authorizer.path('/metrics').check('get').allowed()", true},
+		{miscRules, bob, "authorizer.path('/metrics').check('get').allowed()", false},
+		{miscRules, dave, "!authorizer.group('').resource('secrets').namespace('default').check('list').errored()", false},
+		{miscRules, dave, "authorizer.group('').resource('secrets').namespace('default').check('list').error() == 'webhook authorizer unavailable'", true},
+		{miscRules, dave, "authorizer.group('').resource('secrets').namespace('default').check('get').allowed()", false},
+		{miscRules, dave, "authorizer.group('').resource('secrets').namespace('default').check('get').reason() == 'secrets are off limits'", true},
+	}
+	env := newAuthzEnv(t)
+	for _, tc := range tests {
+		t.Run(tc.expr, func(t *testing.T) {
+			t.Parallel()
+			got := evalAuthz(t, env, tc.expr, authz.NewCaching(tc.rules), tc.user)
+			if got.err != nil || got.val != types.Bool(tc.want) {
+				t.Errorf("Eval(%q) = %v, %v; want %v", tc.expr, got.val, got.err, tc.want)
+			}
+		})
+	}
+}
+
+// authorizerRules reads the rules of a vapkit.dev/v1alpha1 AuthorizerRules
+// document.
+func authorizerRules(t *testing.T, doc string) casefile.RuleAuthorizer {
+	t.Helper()
+	var d struct {
+		APIVersion string                  `json:"apiVersion"`
+		Kind       string                  `json:"kind"`
+		Rules      casefile.RuleAuthorizer `json:"rules"`
+	}
+	if err := yaml.UnmarshalStrict([]byte(doc), &d); err != nil {
+		t.Fatalf("yaml.UnmarshalStrict() = %v", err)
+	}
+	return d.Rules
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 // TestCases runs every case of testdata/cases through Evaluate and compares

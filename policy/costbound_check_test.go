@@ -11,9 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/vapkit/vapkit/internal/casefile"
 	"github.com/vapkit/vapkit/internal/costcheck"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 // The tests of this file check measured costs against the estimated bounds

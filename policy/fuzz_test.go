@@ -19,8 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/casefile"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/casefile"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 

@@ -26,8 +26,8 @@ import (
 
 	"github.com/vapkit/vapkit/conformance/upstream"
 	"github.com/vapkit/vapkit/internal/builtin"
-	"github.com/vapkit/vapkit/internal/casefile"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 // The benchmarks build their workload inside b.Run, so `go test` without

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/vapkit/vapkit/conformance/gen"
-	"github.com/vapkit/vapkit/internal/casefile"
 	"github.com/vapkit/vapkit/internal/costcheck"
+	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 var costCount = flag.Int("cost.count", 3000, "number of generated cases whose cost bounds are checked (300 with -short)")

@@ -20,7 +20,7 @@ import (
 
 	"github.com/vapkit/vapkit/conformance/gen"
 	"github.com/vapkit/vapkit/conformance/upstream"
-	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 var (

@@ -10,7 +10,9 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
+	"github.com/vapkit/vapkit/celenv/authz"
 	"github.com/vapkit/vapkit/conformance/upstream"
+	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 func TestParseCaseErrors(t *testing.T) {
@@ -21,7 +23,7 @@ func TestParseCaseErrors(t *testing.T) {
 		{name: "no request", data: "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n", wantErr: "no admission.k8s.io/v1 AdmissionReview"},
 		{name: "no kind", data: "apiVersion: v1\n---\n" + review, wantErr: "no apiVersion or kind"},
 		{name: "unknown policy field", data: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {bogus: 1}\n---\n" + review, wantErr: "bogus"},
-		{name: "bad decision", data: "apiVersion: vapkit.dev/v1alpha1\nkind: AuthorizerRules\nrules: [{decision: Maybe}]\n---\n" + review, wantErr: "decision must be"},
+		{name: "bad decision", data: "apiVersion: vapkit.dev/v1alpha1\nkind: AuthorizerRules\nrules: [{decision: Maybe}]\n---\n" + review, wantErr: "invalid authorization decision"},
 		{name: "two reviews", data: review + "---\n" + review, wantErr: "more than one AdmissionReview"},
 		{name: "crd scope", data: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {group: g, names: {kind: K, plural: ks}, scope: Galaxy, versions: [{name: v1, served: true}]}\n---\n" + review, wantErr: "spec.scope"},
 		{name: "param without name", data: "apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n---\n" + review, wantErr: "no metadata.name"},
@@ -85,11 +87,11 @@ request: {uid: u, operation: DELETE, kind: {version: v1, kind: Pod}, resource: {
 }
 
 func TestRulesAuthorizer(t *testing.T) {
-	a, err := upstream.NewRulesAuthorizer([]upstream.AuthorizerRule{
-		{User: "bob", Verb: "update", APIGroup: "apps", Resource: "deployments", Decision: "Allow", Reason: "bob"},
-		{Groups: []string{"ops"}, Path: "/metrics*", Decision: "Allow"},
-		{Resource: "secrets", Decision: "NoOpinion", Error: "down"},
-		{Resource: "secrets", Decision: "Deny"},
+	a, err := upstream.NewRulesAuthorizer(casefile.RuleAuthorizer{
+		{User: "bob", Verb: "update", APIGroup: "apps", Resource: "deployments", Decision: authz.Allow, Reason: "bob"},
+		{Groups: []string{"ops"}, Path: "/metrics*", Decision: authz.Allow},
+		{Resource: "secrets", Decision: authz.NoOpinion, Error: "down"},
+		{Resource: "secrets", Decision: authz.Deny},
 	})
 	if err != nil {
 		t.Fatal(err)

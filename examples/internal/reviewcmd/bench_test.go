@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 // writeBenchSuite writes a suite of tests tests over policies policies,

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 // Output formats.

@@ -19,7 +19,7 @@ import (
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/policy"
 
-	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/policy/casefile"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 

@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/casefile"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/casefile"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 
@@ -38,7 +38,7 @@ type compiledSuite struct {
 func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
 	all := &manifest.Set{}
 	where := map[k8sruntime.Object]located{}
-	var rules celenv.RuleAuthorizer
+	var rules casefile.RuleAuthorizer
 	for _, f := range ls.sources {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -65,7 +65,7 @@ func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
 			}
 			raw, err := json.Marshal(u.Object["rules"])
 			if err == nil {
-				var rs celenv.RuleAuthorizer
+				var rs casefile.RuleAuthorizer
 				if err = json.Unmarshal(raw, &rs); err == nil {
 					rules = append(rules, rs...)
 				}

@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/casefile"
 	"github.com/vapkit/vapkit/policy"
+	"github.com/vapkit/vapkit/policy/casefile"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 

@@ -33,7 +33,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/vapkit/vapkit/internal/builtin"
-	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/policy/casefile"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 

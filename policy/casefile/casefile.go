@@ -1,7 +1,24 @@
-// Package casefile reads and runs conformance cases: multi-document YAML
-// holding a cluster's objects and one AdmissionReview request, as described
-// in the shared case format, and the AdmissionReview responses expected for
-// them.
+// Package casefile is the test harness of vapkit's case format: one file
+// holds a small cluster (policies, bindings, namespaces, parameter objects,
+// CRDs, authorizer rules) and one AdmissionReview request, and an expected
+// file holds the AdmissionReview response the API server gives for it. The
+// conformance module replays the same files against k8s.io/apiserver, the
+// policy package's tests and the examples' test runner against vapkit, so a
+// case written once checks both.
+//
+// It sits above the evaluator: it imports [github.com/vapkit/vapkit/policy]
+// and builds an Evaluator per case the way a cluster holding the case's
+// objects would answer. Programs that only evaluate policies do not need
+// it; programs that test policies with files can:
+//
+//	c, err := casefile.ParseFile("cases/max-replicas.yaml")
+//	resp, err := c.Review(ctx) // the AdmissionResponse vapkit gives
+//	want, err := casefile.ParseExpected(expectedJSON)
+//	ok := slices.Contains(want.Outcomes(), casefile.Project(resp))
+//
+// Authorizer rules (vapkit.dev/v1alpha1 AuthorizerRules documents) are
+// served by [RuleAuthorizer], which any test may use as an
+// [github.com/vapkit/vapkit/celenv/authz.Authorizer].
 package casefile
 
 import (
@@ -20,7 +37,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
@@ -29,19 +45,27 @@ import (
 
 // Case is one parsed case file.
 type Case struct {
-	Name     string
+	// Name is the name given to Parse (the file name for ParseFile).
+	Name string
+	// Policies and Bindings are the validating policies and their
+	// bindings, converted to v1 and defaulted by
+	// [github.com/vapkit/vapkit/policy/manifest.Load].
 	Policies []*admissionregistrationv1.ValidatingAdmissionPolicy
 	Bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
 	// MutatingPolicies and MutatingBindings run before the validating
 	// policies, as the API server chains them.
 	MutatingPolicies []*admissionregistrationv1.MutatingAdmissionPolicy
 	MutatingBindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
-	Namespaces       []*corev1.Namespace
-	CRDs             []*unstructured.Unstructured
+	// Namespaces are the cluster's namespaces: a request in a namespace not
+	// declared is denied as the API server denies it (404).
+	Namespaces []*corev1.Namespace
+	// CRDs are the CustomResourceDefinitions whose kinds exist.
+	CRDs []*unstructured.Unstructured
 	// Params are every other object: parameter resources of any kind.
 	Params []runtime.Object
-	// Authorizer holds the AuthorizerRules document, if any.
-	Authorizer      celenv.RuleAuthorizer
+	// Authorizer holds the rules of the AuthorizerRules document, if any.
+	Authorizer RuleAuthorizer
+	// AdmissionReview is the request to decide.
 	AdmissionReview *admissionv1.AdmissionReview
 }
 
@@ -75,7 +99,7 @@ func Parse(data []byte, name string) (*Case, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: AuthorizerRules: %w", name, err)
 		}
-		var rules celenv.RuleAuthorizer
+		var rules RuleAuthorizer
 		if err := json.Unmarshal(raw, &rules); err != nil {
 			return nil, fmt.Errorf("%s: AuthorizerRules: rules: %w", name, err)
 		}
@@ -166,7 +190,10 @@ func (c *Case) Review(ctx context.Context) (*admissionv1.AdmissionResponse, erro
 // Expected is an expected file: the response and, for order-dependent
 // cases, every outcome upstream can produce.
 type Expected struct {
-	Response     *admissionv1.AdmissionResponse
+	// Response is the response the API server gave.
+	Response *admissionv1.AdmissionResponse
+	// Alternatives are the other responses it may give when the outcome
+	// depends on an order the API server does not fix.
 	Alternatives []*admissionv1.AdmissionResponse
 }
 
@@ -205,13 +232,20 @@ func ParseExpected(data []byte) (*Expected, error) {
 	return e, nil
 }
 
-// Comparable is the part of a response the case format compares.
+// Comparable is the part of a response the case format compares: the
+// verdict, the status's code, reason and message, the warnings and the
+// audit annotations.
 type Comparable struct {
-	Allowed          bool              `json:"allowed"`
-	Code             int32             `json:"code,omitempty"`
-	Reason           string            `json:"reason,omitempty"`
-	Message          string            `json:"message,omitempty"`
-	Warnings         []string          `json:"warnings,omitempty"`
+	// Allowed is the verdict.
+	Allowed bool `json:"allowed"`
+	// Code, Reason and Message are those of the response's status.
+	Code    int32  `json:"code,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Warnings are the response's warnings; nil when there are none.
+	Warnings []string `json:"warnings,omitempty"`
+	// AuditAnnotations are the response's audit annotations; nil when
+	// there are none.
 	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty"`
 }
 

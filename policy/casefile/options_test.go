@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/casefile"
+	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 // TestReviewWithVersion evaluates a case that uses the semver library,

@@ -1,4 +1,4 @@
-package celenv
+package casefile
 
 import (
 	"context"
