@@ -77,11 +77,15 @@ type DirSource struct {
 
 // DirHealth describes the state of a [DirSource].
 type DirHealth struct {
-	Generation         int64
-	LoadedAt           time.Time
+	// Generation counts successful loads; LoadedAt is the time of the one
+	// serving.
+	Generation int64
+	LoadedAt   time.Time
+	// Files, Policies and Bindings count what the serving load read.
 	Files              int
 	Policies, Bindings int
-	Issues             []string
+	// Issues are the serving evaluator's Issues, as text.
+	Issues []string
 	// Err is the error of the last reload attempt, nil if it succeeded.
 	Err error
 }

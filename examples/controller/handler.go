@@ -212,7 +212,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if le := new(manifest.LimitError); errors.As(err, &le) {
 			code = http.StatusRequestEntityTooLarge
 		}
-		h.opts.Metrics.request("invalid", 0, nil)
+		h.opts.Metrics.request("invalid", -1, nil)
 		h.opts.Logger.LogAttrs(r.Context(), slog.LevelWarn, "bad review", slog.Int("code", code), slog.String("error", err.Error()))
 		http.Error(w, err.Error(), code)
 		return
@@ -226,3 +226,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(body)
 }
+
+// Static returns a [Source] that always serves ev as generation 1, for
+// evaluators compiled once (tests, CLIs, fixed policy sets).
+func Static(ev *policy.Evaluator) Source { return staticSource{ev} }
+
+type staticSource struct{ ev *policy.Evaluator }
+
+func (s staticSource) Current() (*policy.Evaluator, int64) { return s.ev, 1 }

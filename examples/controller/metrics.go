@@ -63,7 +63,9 @@ func (m *Metrics) request(outcome string, seconds float64, d *policy.Decision) {
 		return
 	}
 	m.Requests.WithLabelValues(outcome).Inc()
-	m.Latency.Observe(seconds)
+	if seconds >= 0 { // a review that could not be read has no latency
+		m.Latency.Observe(seconds)
+	}
 	if d == nil {
 		return
 	}

@@ -40,6 +40,7 @@ type Shadow struct {
 
 // Finding is one object the candidate policies deny or warn on.
 type Finding struct {
+	// Kind, Namespace and Name identify the object.
 	Kind            schema.GroupVersionKind
 	Namespace, Name string
 	// Denied and Message: the denial, as the API server would answer it.

@@ -64,6 +64,7 @@ func (n *ListerNamespaces) GetNamespace(ctx context.Context, name string) (*core
 // a manager's client reads from its informer cache. Safe for concurrent
 // use.
 type ClientNamespaces struct {
+	// Reader gets Namespaces; a manager's client reads its cache.
 	Reader client.Reader
 }
 
@@ -128,6 +129,7 @@ func (p *InformerParams) Find(ctx context.Context, q params.Query) ([]runtime.Ob
 // the cache serves unstructured objects (client.Options.Cache.Unstructured).
 // Safe for concurrent use.
 type ClientParams struct {
+	// Reader gets and lists the param objects as unstructured objects.
 	Reader client.Reader
 }
 

@@ -502,7 +502,7 @@ func TestBadRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`vapkit_webhook_requests_total{outcome="invalid"} 7`, "vapkit_webhook_request_duration_seconds_count", "vapkit_webhook_reload_generation 1"} {
+	for _, want := range []string{`vapkit_webhook_requests_total{outcome="invalid"} 7`, "vapkit_webhook_request_duration_seconds_count 1", "vapkit_webhook_reload_generation 1"} {
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, metrics)
 		}
