@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strconv"
 
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -99,7 +101,7 @@ func ApplyJSONPatch(patch jsonpatch.Patch, obj runtime.Object, gvk schema.GroupV
 	if err != nil {
 		return nil, fmt.Errorf("failed to create JSON patch: %w", err)
 	}
-	patched, err := patch.Apply(doc)
+	patched, err := applyRecovered(patch, doc)
 	if err != nil {
 		if errors.Is(err, jsonpatch.ErrTestFailed) {
 			return obj, nil
@@ -129,4 +131,25 @@ func Typed(result, mutated runtime.Object, gv schema.GroupVersion) (runtime.Obje
 		return result, nil
 	}
 	return builtin.Scheme().ConvertToVersion(result, gv)
+}
+
+// errPanic is what a client receives when the API server panics while
+// serving its request: json-patch v4 dereferences nil for a `test` of the
+// whole document without a value, which a JSONPatch expression can build
+// (JSONPatch{op: "test", path: ""}). The server's panic filter answers a
+// plain 500 with this text; vapkit returns it as an aborting status.
+var errPanic = &apierrors.StatusError{ErrStatus: metav1.Status{
+	Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError,
+	Message: "This request caused apiserver to panic. Look in the logs for details.",
+}}
+
+// applyRecovered applies patch to doc, turning a panic of the library into
+// errPanic.
+func applyRecovered(patch jsonpatch.Patch, doc []byte) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, errPanic
+		}
+	}()
+	return patch.Apply(doc)
 }
