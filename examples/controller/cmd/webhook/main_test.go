@@ -30,9 +30,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
-	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/policy/casefile"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
@@ -251,7 +251,7 @@ func withKind(t *testing.T, o runtime.Object) runtime.Object {
 	if !o.GetObjectKind().GroupVersionKind().Empty() {
 		return o
 	}
-	gvks, _, err := builtin.Scheme().ObjectKinds(o)
+	gvks, _, err := scheme.Scheme.ObjectKinds(o)
 	if err != nil {
 		t.Fatalf("kind of %T: %v", o, err)
 	}
