@@ -97,8 +97,15 @@ func NewHandler(src Source, opts HandlerOptions) *Handler {
 }
 
 // Handle implements admission.Handler for controller-runtime's webhook
-// server, which decodes the review and encodes the answer.
+// server, which decodes the review (with its own size limit) and encodes
+// the answer. A request without a uid is answered 400, as ServeHTTP does:
+// the response could not be matched to it.
 func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.UID == "" {
+		h.opts.Metrics.request("invalid", -1, nil)
+		h.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "bad review", slog.Int("code", http.StatusBadRequest), slog.String("error", "request.uid is required"))
+		return admission.Errored(http.StatusBadRequest, errors.New("invalid AdmissionReview: request.uid is required"))
+	}
 	return admission.Response{AdmissionResponse: *h.Review(ctx, &req.AdmissionRequest)}
 }
 

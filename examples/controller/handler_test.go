@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/params"
@@ -233,5 +234,24 @@ func TestServeHTTP(t *testing.T) {
 	}
 	if got := testutil.CollectAndCount(metrics.Latency); got != 1 {
 		t.Errorf("latency histograms = %d, want 1", got)
+	}
+}
+
+// TestHandle checks the controller-runtime entry point.
+func TestHandle(t *testing.T) {
+	ev := compile(t, strings.ReplaceAll(replicaPolicy, "LIMIT", "3"), policy.Options{})
+	h := NewHandler(Static(ev), HandlerOptions{})
+	resp := h.Handle(t.Context(), admission.Request{AdmissionRequest: *deploymentRequest("u1", 5)})
+	if resp.Allowed || resp.UID != "u1" || resp.Result == nil || !strings.Contains(resp.Result.Message, "at most 3 replicas") {
+		t.Errorf("Handle(5 replicas) = %+v, want denied for uid u1", resp.AdmissionResponse)
+	}
+	resp = h.Handle(t.Context(), admission.Request{AdmissionRequest: *deploymentRequest("", 1)})
+	if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusBadRequest || !strings.Contains(resp.Result.Message, "request.uid is required") {
+		t.Errorf("Handle(no uid) = %+v, want 400 naming the uid", resp.AdmissionResponse)
+	}
+	dry := NewHandler(Static(ev), HandlerOptions{DryRun: true})
+	resp = dry.Handle(t.Context(), admission.Request{AdmissionRequest: *deploymentRequest("u2", 5)})
+	if !resp.Allowed || len(resp.Warnings) != 1 || !strings.HasPrefix(resp.Warnings[0], "dry-run: would deny: ") {
+		t.Errorf("dry-run Handle(5 replicas) = %+v, want allowed with the denial as a warning", resp.AdmissionResponse)
 	}
 }
