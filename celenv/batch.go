@@ -135,12 +135,13 @@ type Batch struct {
 
 // reset clears b for reuse, keeping its slices and memo.
 func (b *Batch) reset() {
-	progs, results, values := b.progs[:0], b.results[:0], b.vars.values
+	progs, results, values, read := b.progs[:0], b.results[:0], b.vars.values, b.vars.read[:0]
 	clear(b.progs[:cap(b.progs)])
 	clear(b.results[:cap(b.results)])
+	clear(b.vars.read[:cap(b.vars.read)])
 	clear(values)
 	*b = Batch{progs: progs, results: results}
-	b.vars.values = values
+	b.vars.values, b.vars.read = values, read
 }
 
 // NewBatch starts a batch over in with the given budget. With a non-nil
@@ -187,6 +188,12 @@ func (b *Batch) Next(in *Input) *Batch {
 // the costs of its chain (see [Batch.Next]) and updates these Results as
 // the API server, which always measures, would have them.
 func (b *Batch) Results() []Result { return b.results }
+
+// Variables returns the variables b evaluated, each once, in the order the
+// expressions first read them, with their values; valid as long as
+// Results. Variables no expression read are absent: they were never
+// evaluated.
+func (b *Batch) Variables() []Variable { return b.vars.read }
 
 // Eval evaluates p. The error is non-nil only when the batch must stop: its
 // budget is spent ([ErrCostBudgetExceeded]) or the cost could not be
@@ -247,6 +254,8 @@ func (b *Batch) retrack() error {
 		x.fast, x.estimated, x.varEstimated, x.varCost = false, false, false, 0
 		x.remaining = remaining
 		clear(x.vars.values)
+		clear(x.vars.read)
+		x.vars.read = x.vars.read[:0]
 		for j, p := range x.progs {
 			r, err := x.eval(p)
 			if err != nil {

@@ -63,6 +63,16 @@ func (a *activation) Parent() interpreter.Activation { return nil }
 type lazyVariables struct {
 	batch  *Batch
 	values map[string]ref.Val
+	// read lists the evaluated variables in the order they were first
+	// read (see Batch.Variables).
+	read []Variable
+}
+
+// Variable is a variable a [Batch] evaluated, and its value: a CEL error
+// value (types.Err) when the evaluation failed.
+type Variable struct {
+	Name  string
+	Value ref.Val
 }
 
 var (
@@ -125,6 +135,7 @@ func (l *lazyVariables) resolve(name string) ref.Val {
 		l.values = map[string]ref.Val{}
 	}
 	l.values[name] = v
+	l.read = append(l.read, Variable{Name: name, Value: v})
 	return v
 }
 

@@ -80,8 +80,10 @@ type compiledPolicy struct {
 	audits          []compiledAudit
 	auditExprs      []*celenv.Program // the audits' expressions, in order
 	// traced is how many expressions an evaluation past the match
-	// conditions traces.
+	// conditions traces, variables included.
 	traced int
+	// varPaths locates each variable by name, for traces.
+	varPaths map[string]*field.Path
 	// readsAuthorizer: a match condition or validation uses the
 	// authorizer, whose values are otherwise not built.
 	readsAuthorizer bool
@@ -333,6 +335,14 @@ func (e *Evaluator) compilePolicyAt(root *field.Path, p *admissionregistrationv1
 	for i, v := range p.Spec.Variables {
 		prog := cp.scope.AddVariable(v.Name, v.Expression)
 		report(spec.Child("variables").Index(i).Child("expression"), prog)
+		if cp.varPaths == nil {
+			cp.varPaths = map[string]*field.Path{}
+		}
+		if _, seen := cp.varPaths[v.Name]; !seen {
+			cp.traced++
+		}
+		// A later variable of the same name replaces an earlier one.
+		cp.varPaths[v.Name] = field.NewPath("spec", "variables").Index(i).Child("expression")
 	}
 	full := celenv.Decls{Authorizer: true}
 	for i, mc := range p.Spec.MatchConditions {

@@ -77,7 +77,11 @@ type PolicyTrace struct {
 	Outcome Outcome
 	// Actions are the binding's validationActions.
 	Actions []admissionregistrationv1.ValidationAction
-	// Expressions are the evaluated expressions, in evaluation order.
+	// Expressions are the evaluated expressions, in evaluation order. A
+	// variable (spec.variables[i].expression) is listed once, after the
+	// expressions of the step that first read it (match conditions;
+	// validations and their messages; audit annotations); variables no
+	// expression read were not evaluated and are absent.
 	Expressions []ExprTrace
 	// Err explains configuration, matching and parameter errors, and errors
 	// ignored under failurePolicy Ignore.
@@ -97,17 +101,22 @@ type ExprTrace struct {
 	// Path locates the expression, e.g. spec.validations[0].expression.
 	Path *field.Path
 	// Outcome is Passed, Failed or Errored for validations and match
-	// conditions; Passed for other expressions that produced a value;
+	// conditions, and for variables (Failed when false); Passed for other
+	// expressions that produced a value;
 	// Skipped for the message expression of a validation that passed,
 	// which is charged its estimated cost instead of being evaluated when
 	// that keeps the limits out of reach (its message is never shown).
 	Outcome Outcome
 	// Value is the result rendered as text ("true", a message, a value).
+	// For a variable it is "true", "false", the string, or for values of
+	// other types the type's name ("int", "list"): rendering every list
+	// or map would cost every request that reads one.
 	Value string
 	// Err is the evaluation error text, if any.
 	Err string
 	// Cost is the cost charged for the expression, including variables it
-	// evaluated first.
+	// evaluated first; 0 for variables, charged to the expressions that
+	// read them.
 	Cost int64
 	// CostEstimated reports that the expression ran untracked and Cost is
 	// its estimated upper bound for the request's input sizes (see

@@ -26,7 +26,7 @@ func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy,
 		tr.Err = ignoredMatchError(ignore, vo.err)
 		return !ignore, nil
 	}
-	results, err := st.evalBatch(ctx, cp.scope, in, celenv.MatchConditionsBudget, cp.matchConditions)
+	results, vars, err := st.evalBatch(ctx, cp.scope, in, celenv.MatchConditionsBudget, cp.matchConditions)
 	if err != nil {
 		if fail {
 			return false, err
@@ -46,12 +46,14 @@ func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy,
 		} else if r.Value == types.False {
 			et.Outcome, et.Value = Failed, "false"
 			tr.Expressions = append(tr.Expressions, et)
+			cp.traceVariables(tr, vars)
 			return false, nil
 		} else {
 			et.Value = valueString(r.Value)
 		}
 		tr.Expressions = append(tr.Expressions, et)
 	}
+	cp.traceVariables(tr, vars)
 	if len(errs) > 0 {
 		if fail {
 			return false, aggregate(errs)

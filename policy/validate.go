@@ -129,16 +129,52 @@ func (st *requestState) measuringSession() *celenv.Session {
 	return &st.sess
 }
 
-// evalBatch evaluates progs in one batch. The results are valid until the
-// session's next batch.
-func (st *requestState) evalBatch(ctx context.Context, scope *celenv.Scope, in *celenv.Input, budget int64, progs []*celenv.Program) ([]celenv.Result, error) {
+// evalBatch evaluates progs in one batch, returning their results and the
+// variables they read. Both are valid until the session's next batch.
+func (st *requestState) evalBatch(ctx context.Context, scope *celenv.Scope, in *celenv.Input, budget int64, progs []*celenv.Program) ([]celenv.Result, []celenv.Variable, error) {
 	batch := scope.NewBatch(ctx, st.session(), in, budget)
 	for _, p := range progs {
 		if _, err := batch.Eval(p); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return batch.Results(), nil
+	return batch.Results(), batch.Variables(), nil
+}
+
+// traceVariables appends to tr an entry for each of vars, the variables
+// one batch read, that no earlier batch of the evaluation traced: Passed
+// with its value, Failed for false, Errored with its error. The
+// expression that read a variable was charged its cost, so the entry's
+// Cost is 0.
+func (cp *compiledPolicy) traceVariables(tr *PolicyTrace, vars []celenv.Variable) {
+next:
+	for _, v := range vars {
+		path := cp.varPaths[v.Name]
+		for _, et := range tr.Expressions {
+			if et.Path == path {
+				continue next
+			}
+		}
+		et := ExprTrace{Path: path, Outcome: Passed}
+		switch val := v.Value.(type) {
+		case nil:
+			continue
+		case *types.Err:
+			et.Outcome, et.Err = Errored, val.Error()
+		case types.Bool:
+			et.Value = strconv.FormatBool(bool(val))
+			if !val {
+				et.Outcome = Failed
+			}
+		case types.String:
+			et.Value = string(val)
+		default:
+			// The type, not the value: rendering a list or map for every
+			// request would cost more than the trace is worth.
+			et.Value = val.Type().TypeName()
+		}
+		tr.Expressions = append(tr.Expressions, et)
+	}
 }
 
 func valueString(v ref.Val) string {

@@ -19,7 +19,7 @@ import (
 // the next evaluation reuses its slices. The error fails the whole
 // evaluation.
 func (st *requestState) runValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input, tr *PolicyTrace) (validateResult, error) {
-	results, messages, msgErr, err := st.evalValidations(ctx, cp, valIn, msgIn)
+	results, messages, vars, msgErr, err := st.evalValidations(ctx, cp, valIn, msgIn)
 	if err != nil {
 		return validateResult{}, err
 	}
@@ -46,6 +46,8 @@ func (st *requestState) runValidations(ctx context.Context, cp *compiledPolicy, 
 			tr.Expressions = append(tr.Expressions, messageTrace(v, m))
 		}
 	}
+	cp.traceVariables(tr, vars[0])
+	cp.traceVariables(tr, vars[1])
 	return out, nil
 }
 
@@ -95,13 +97,14 @@ func messageTrace(v compiledValidation, m *celenv.Result) ExprTrace {
 
 // evalValidations evaluates the validations with valIn, then the message
 // expressions with msgIn on what is left of the budget. msgErr is the error
-// that stopped the message expressions. The results are valid until the
-// session's next batch.
-func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input) (results []celenv.Result, messages []*celenv.Result, msgErr, err error) {
+// that stopped the message expressions; vars are the variables the
+// validations, then the message expressions, read. The results are valid
+// until the session's next batch.
+func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input) (results []celenv.Result, messages []*celenv.Result, vars [2][]celenv.Variable, msgErr, err error) {
 	batch := cp.scope.NewBatch(ctx, st.session(), valIn, celenv.RuntimeBudget)
 	for _, v := range cp.validations {
 		if _, err := batch.Eval(v.expr); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, vars, nil, err
 		}
 	}
 	n := len(cp.validations)
@@ -137,7 +140,11 @@ func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy,
 	}
 	// Read last: measuring the message expressions' costs may have
 	// measured the validations' too.
-	return batch.Results(), messages, msgErr, nil
+	vars[0] = batch.Variables()
+	if msgBatch != nil {
+		vars[1] = msgBatch.Variables()
+	}
+	return batch.Results(), messages, vars, msgErr, nil
 }
 
 // maxMessageLength is the longest messageExpression result, in bytes, that

@@ -25,15 +25,17 @@ type policyCoverage struct {
 }
 
 // expressionCoverage counts the results of one expression over the tests.
-// For validations and match conditions True and False are the boolean
-// results; for message expressions, audit annotations and variables a value
-// counts as True and, for audit annotations, null or "" (no annotation) as
-// False.
+// For validations, match conditions and variables True and False are the
+// boolean results; for message expressions, audit annotations and
+// variables of other types a value counts as True and, for audit
+// annotations, null or "" (no annotation) as False. A variable counts once
+// per evaluation that read it.
 type expressionCoverage struct {
 	// Path is the expression's field path, e.g. spec.validations[0].expression.
 	Path string `json:"path"`
-	// Traced is false for expressions the decision trace does not report
-	// (variables, evaluated as part of the expressions that use them).
+	// Traced is true: the decision trace reports every expression,
+	// variables included (it was false for variables before they were
+	// traced, and stays for readers of that format).
 	Traced bool `json:"traced"`
 	True   int  `json:"true"`
 	False  int  `json:"false"`
@@ -65,7 +67,7 @@ func measureCoverage(file string, m *manifest.Set, outs []testOutcome) *coverage
 			add(fmt.Sprintf("spec.matchConditions[%d].expression", i), true)
 		}
 		for i := range p.Spec.Variables {
-			add(fmt.Sprintf("spec.variables[%d].expression", i), false)
+			add(fmt.Sprintf("spec.variables[%d].expression", i), true)
 		}
 		for i, v := range p.Spec.Validations {
 			add(fmt.Sprintf("spec.validations[%d].expression", i), true)
@@ -150,9 +152,6 @@ func writeCoverage(w io.Writer, covs []*coverage) error {
 			for _, e := range p.Expressions {
 				note := ""
 				switch {
-				case !e.Traced:
-					fmt.Fprintf(tw, "  %s\t%s\t-\t-\t-\tnot traced\n", p.Policy, e.Path)
-					continue
 				case e.never():
 					note = "never evaluated"
 				}
