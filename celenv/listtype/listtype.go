@@ -1,10 +1,27 @@
 // Package listtype gives lists the semantics of their x-kubernetes-list-type
 // schema extension: set and map lists compare equal regardless of order and
-// concatenate without duplicates, as CEL expressions over schema-typed
-// objects see them in the API server (CRD validation rules, type checking).
-// Admission policies evaluate schemaless values, so vapkit's evaluator never
-// applies these semantics; they serve typed checking and users who evaluate
-// with schemas.
+// concatenate without duplicates.
+//
+// # Where the semantics apply
+//
+// The API server applies them at evaluation time to values it converts
+// with a schema: the x-kubernetes-validations rules of
+// CustomResourceDefinitions. Nowhere in vapkit do they apply, which is why
+// no vapkit package imports this one:
+//
+//   - Admission policies evaluate schemaless values, so the evaluator
+//     compares and concatenates every list as a plain CEL list, as the API
+//     server does for them.
+//   - Type checking (package typecheck, like upstream's) declares every
+//     list of a schema list(T) whatever its list type; the type is the same
+//     for atomic, set and map lists, so the semantics have no say there
+//     (typecheck's TestListTypeIgnoredByTypeChecking shows it).
+//   - Merging the results of a MutatingAdmissionPolicy's apply
+//     configurations uses structured-merge-diff's own list types, read from
+//     the same schema extensions.
+//
+// The package serves programs that evaluate CEL over schema-typed values
+// themselves, as CRD validation rules do.
 //
 // # Concurrency
 //
