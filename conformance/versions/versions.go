@@ -19,6 +19,7 @@ import (
 // directory, relative to the conformance module's root.
 var Modules = map[celenv.Version]string{
 	celenv.Version1_30: "v1_30",
+	celenv.Version1_36: "v1_36",
 }
 
 // Case is one case file to run: its name (without .yaml) and content.

@@ -20,6 +20,7 @@ import (
 var (
 	count = flag.Int("versions.count", 2000, "number of generated cases per version (200 with -short)")
 	start = flag.Uint64("versions.start", 0, "first seed")
+	all   = flag.Bool("versions.all", false, "also compare the versions CI leaves out (1.36)")
 )
 
 // corpus returns the testdata cases and n generated ones, and how many are
@@ -55,6 +56,20 @@ func TestVersion1_30(t *testing.T) {
 		n = 200
 	}
 	testVersion(t, celenv.Version1_30, n)
+}
+
+// TestVersion1_36 compares vapkit at 1.36 with k8s.io/apiserver v0.36.6,
+// on demand (-versions.all): CI compares 1.37 (package diff) and the
+// oldest supported version.
+func TestVersion1_36(t *testing.T) {
+	if !*all {
+		t.Skip("on demand: -versions.all")
+	}
+	n := *count
+	if testing.Short() && n > 200 {
+		n = 200
+	}
+	testVersion(t, celenv.Version1_36, n)
 }
 
 func testVersion(t *testing.T, v celenv.Version, n int) {

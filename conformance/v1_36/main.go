@@ -1,0 +1,127 @@
+// Command v1_36 runs the ValidatingAdmissionPolicy admission plugin of
+// k8s.io/apiserver v0.36.6 on conformance cases and prints, for each case,
+// every response upstream can give (one per relevant ordering of policies,
+// bindings and params), as JSON lines on standard output:
+//
+//	{"name":"<file name without .yaml>","outcomes":[<AdmissionResponse>...]}
+//	{"name":"...","error":"<why the case could not be run>"}
+//
+// Usage, from this directory (a module of its own, so that k8s.io/apiserver
+// v0.36 builds apart from vapkit's conformance module, which requires
+// v0.37):
+//
+//	GOWORK=off go run . DIR...
+//
+// Each DIR holds case files (*.yaml, the shared case format of
+// policy/testdata/cases). The comparison with vapkit evaluating at 1.36 is
+// made by the main conformance module (package versions), which generates
+// the cases, runs this program and reads its output; nothing is recorded.
+//
+// The harness in ./upstream is the main module's conformance/upstream with
+// one change for v0.36: no conditions-aware authorizer.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/vapkit/vapkit/conformance/v1_36/upstream"
+)
+
+// result is one output line.
+type result struct {
+	Name     string                           `json:"name"`
+	Outcomes []*admissionv1.AdmissionResponse `json:"outcomes,omitempty"`
+	Error    string                           `json:"error,omitempty"`
+}
+
+func main() {
+	maxOrders := flag.Int("orderings", 24, "most orderings tried per case")
+	parallel := flag.Int("parallel", 8*runtime.GOMAXPROCS(0), "cases run at once (each mostly waits for its informers)")
+	flag.Parse()
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(io.Discard)
+	if err := run(flag.Args(), *maxOrders, *parallel, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "v1_36:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dirs []string, maxOrders, parallel int, out io.Writer) error {
+	if len(dirs) == 0 {
+		return fmt.Errorf("usage: go run . DIR...")
+	}
+	var files []string
+	for _, d := range dirs {
+		fs, err := filepath.Glob(filepath.Join(d, "*.yaml"))
+		if err != nil {
+			return err
+		}
+		files = append(files, fs...)
+	}
+	sort.Strings(files)
+	results := make([]result, len(files))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i] = runCase(files[i], maxOrders)
+			}
+		}()
+	}
+	for i := range files {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	enc := json.NewEncoder(out)
+	for _, r := range results {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runCase(file string, maxOrders int) result {
+	name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+	r := result{Name: name}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	c, err := upstream.ParseCase(data, name)
+	if err != nil {
+		r.Error = "ParseCase: " + err.Error()
+		return r
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	outs, err := upstream.Outcomes(ctx, c, maxOrders)
+	if err != nil {
+		r.Error = "Outcomes: " + err.Error()
+		return r
+	}
+	r.Outcomes = outs
+	return r
+}
