@@ -56,8 +56,8 @@
 // name escaping in [github.com/vapkit/vapkit/celenv/escaping] and list-type
 // semantics in [github.com/vapkit/vapkit/celenv/listtype]. Admission
 // policies never use them at runtime, since the API server evaluates
-// object, oldObject and params without schemas, but type checking and
-// schema-aware evaluation do.
+// object, oldObject and params without schemas; type checking uses the
+// escaping but not the list types (see the listtype package doc).
 //
 // # Concurrency
 //
