@@ -1,5 +1,5 @@
 // Package policy compiles Kubernetes ValidatingAdmissionPolicies and their
-// bindings into an [Evaluator] and answers admission requests with the
+// bindings, and optionally MutatingAdmissionPolicies, into an [Evaluator] and answers admission requests with the
 // decision the API server of Kubernetes 1.37 would make.
 //
 // Compile once, evaluate many times:
@@ -22,6 +22,22 @@
 // (ExprTrace.CostEstimated); evaluation falls back to tracking whenever a
 // limit could be reached, so decisions are the same. [Options].MeasureCost
 // tracks every expression.
+//
+// # Mutating admission policies
+//
+// With [Options].MutatingPolicies and MutatingBindings, Evaluate first runs
+// the MutatingAdmissionPolicies as the API server's admission chain does
+// (CREATE, UPDATE and CONNECT; matching, params, match conditions and
+// failurePolicy as for validating policies; apply configurations merged with
+// server-side-apply semantics over the kind's schema, JSON patches applied
+// as json-patch v4 applies them; one reinvocation pass for IfNeeded
+// policies), then the validating policies on the mutated object. The
+// Decision carries the mutated object (Decision.Object), the JSON patch to
+// it (Decision.Patch, sent by [Decision.AdmissionResponse]) and the trace of
+// the mutations (Decision.Mutations). Schemas of built-in kinds ship with
+// the library; those of custom resources come from [Options].CRDs. The API
+// server also runs kube-apiserver's defaulting functions after each
+// mutation; k8s.io/api does not ship them and vapkit does not default.
 //
 // # Concurrency
 //
