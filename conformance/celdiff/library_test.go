@@ -419,6 +419,17 @@ var libraryCases = []string{
 	`'abc'.matches('[')`,
 }
 
+// olderServersDiffer lists the expressions whose result changed in the
+// release named: a server older than that answers differently from
+// v0.37.2's library at the same compatibility version, and vapkit follows
+// the older server (celenv/drift_test.go pins those answers; the policy
+// package documentation lists the drift). Below that version a difference
+// from v0.37.2 is expected, not a divergence.
+var olderServersDiffer = map[string]celenv.Version{
+	`cidr(object.spec.cidr).containsCIDR('10.1.0.0/16')`:       celenv.Version1_32,
+	`cidr(object.spec.cidr).containsCIDR(cidr('11.0.0.0/16'))`: celenv.Version1_32,
+}
+
 // differentialVersions are the Kubernetes versions compared.
 var differentialVersions = []celenv.Version{celenv.Version1_30, celenv.Version1_33, celenv.Version1_37}
 
@@ -432,6 +443,10 @@ func TestLibrariesMatchUpstream(t *testing.T) {
 				t.Run(expr, func(t *testing.T) {
 					want := up.eval(t, expr, obj)
 					got := vk.eval(expr, obj)
+					if since, ok := olderServersDiffer[expr]; ok && v < since && got != want {
+						t.Logf("eval(%s) at %s: vapkit = %v follows the %s server, v0.37.2's library = %v (see celenv's drift tests)", expr, v, got, v, want)
+						return
+					}
 					if got != want {
 						t.Errorf("eval(%s) at %s\n  vapkit   = %v\n  upstream = %v", expr, v, got, want)
 					}
