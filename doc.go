@@ -7,6 +7,9 @@
 //     into an immutable Evaluator and answer admission requests with it.
 //   - [github.com/vapkit/vapkit/policy/manifest]: read manifests (YAML or
 //     JSON) into the objects the other packages take, without the evaluator.
+//   - [github.com/vapkit/vapkit/policy/casefile]: the test harness of the
+//     case format (a cluster and a request in one file, the expected
+//     response), above the evaluator.
 //   - [github.com/vapkit/vapkit/matching]: which requests a policy or binding
 //     applies to.
 //   - [github.com/vapkit/vapkit/celenv]: the Kubernetes CEL environment,
