@@ -310,20 +310,11 @@ func (e *Evaluator) compilePolicyAt(root *field.Path, p *admissionregistrationv1
 	if p.Spec.FailurePolicy != nil {
 		cp.failurePolicy = *p.Spec.FailurePolicy
 	}
-	if pk := p.Spec.ParamKind; pk != nil {
-		gv, err := schema.ParseGroupVersion(pk.APIVersion)
-		if err != nil {
-			// The API server drops such a policy without a word.
-			issues = append(issues, field.Invalid(spec.Child("paramKind", "apiVersion"), pk.APIVersion, "policy is not enforced: "+err.Error()))
+	if p.Spec.ParamKind != nil {
+		var dropped bool
+		if issues, dropped = e.resolveParamKind(cp, spec); dropped {
 			return nil, issues
 		}
-		gvk := gv.WithKind(pk.Kind)
-		_, namespaced, err := e.mapper.ResourceFor(gvk)
-		if err != nil {
-			cp.configErr = fmt.Errorf("failed to find resource referenced by paramKind: '%v'", gvk)
-			issues = append(issues, field.Invalid(spec.Child("paramKind"), gvk.String(), cp.configErr.Error()))
-		}
-		cp.paramsScoped = namespaced
 	}
 
 	cp.scope = e.env.NewScope(celenv.ScopeOptions{Params: p.Spec.ParamKind != nil})
@@ -332,18 +323,7 @@ func (e *Evaluator) compilePolicyAt(root *field.Path, p *admissionregistrationv1
 			issues = append(issues, field.Invalid(path, prog.Expression(), err.Detail))
 		}
 	}
-	for i, v := range p.Spec.Variables {
-		prog := cp.scope.AddVariable(v.Name, v.Expression)
-		report(spec.Child("variables").Index(i).Child("expression"), prog)
-		if cp.varPaths == nil {
-			cp.varPaths = map[string]*field.Path{}
-		}
-		if _, seen := cp.varPaths[v.Name]; !seen {
-			cp.traced++
-		}
-		// A later variable of the same name replaces an earlier one.
-		cp.varPaths[v.Name] = field.NewPath("spec", "variables").Index(i).Child("expression")
-	}
+	cp.compileVariables(p.Spec.Variables, spec, report)
 	full := celenv.Decls{Authorizer: true}
 	for i, mc := range p.Spec.MatchConditions {
 		path := field.NewPath("spec", "matchConditions").Index(i).Child("expression")
@@ -385,6 +365,42 @@ func (e *Evaluator) compilePolicyAt(root *field.Path, p *admissionregistrationv1
 		cp.readsAuthorizer = cp.readsAuthorizer || v.expr.ReadsAuthorizer()
 	}
 	return cp, issues
+}
+
+// resolveParamKind finds the resource of the policy's paramKind. dropped
+// reports a paramKind whose apiVersion does not parse: the API server drops
+// such a policy without a word.
+func (e *Evaluator) resolveParamKind(cp *compiledPolicy, spec *field.Path) (issues field.ErrorList, dropped bool) {
+	pk := cp.paramKind
+	gv, err := schema.ParseGroupVersion(pk.APIVersion)
+	if err != nil {
+		return field.ErrorList{field.Invalid(spec.Child("paramKind", "apiVersion"), pk.APIVersion, "policy is not enforced: "+err.Error())}, true
+	}
+	gvk := gv.WithKind(pk.Kind)
+	_, namespaced, err := e.mapper.ResourceFor(gvk)
+	if err != nil {
+		cp.configErr = fmt.Errorf("failed to find resource referenced by paramKind: '%v'", gvk)
+		issues = append(issues, field.Invalid(spec.Child("paramKind"), gvk.String(), cp.configErr.Error()))
+	}
+	cp.paramsScoped = namespaced
+	return issues, false
+}
+
+// compileVariables adds the policy's variables to its scope and remembers
+// the path of each name for the trace.
+func (cp *compiledPolicy) compileVariables(vars []admissionregistrationv1.Variable, spec *field.Path, report func(*field.Path, *celenv.Program)) {
+	for i, v := range vars {
+		prog := cp.scope.AddVariable(v.Name, v.Expression)
+		report(spec.Child("variables").Index(i).Child("expression"), prog)
+		if cp.varPaths == nil {
+			cp.varPaths = map[string]*field.Path{}
+		}
+		if _, seen := cp.varPaths[v.Name]; !seen {
+			cp.traced++
+		}
+		// A later variable of the same name replaces an earlier one.
+		cp.varPaths[v.Name] = field.NewPath("spec", "variables").Index(i).Child("expression")
+	}
 }
 
 // noNamespacesHint says how to provide the namespaces that namespaced
