@@ -522,7 +522,7 @@ func ExampleAuthorizerValues() {
 			Group: "apps", Resource: "deployments", Namespace: "prod", Name: "web",
 		})
 		in := &celenv.Input{Authorizer: authorizer, RequestResource: requestResource}
-		res, err := scope.NewBatch(ctx, nil, in, celenv.RuntimeBudget).Eval(p)
+		res, err := scope.NewBatch(ctx, nil, in, runtimeBudget).Eval(p)
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -67,9 +67,9 @@ func TestBatchMeasuresWhenEstimatesExhaust(t *testing.T) {
 		}
 		return outcome{First: render(b.Results()), Next: render(n.Results())}, total
 	}
-	want, measured := run(nil, celenv.RuntimeBudget)
+	want, measured := run(nil, runtimeBudget)
 	var session celenv.Session
-	fast, estimated := run(&session, celenv.RuntimeBudget)
+	fast, estimated := run(&session, runtimeBudget)
 	if !strings.HasPrefix(fast.Next[0], "<nil> <nil> ") || estimated <= measured {
 		t.Fatalf("session run %v charges %d, measured %d: want the message charged, not evaluated, and estimates above measurements", fast, estimated, measured)
 	}

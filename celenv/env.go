@@ -18,13 +18,6 @@ import (
 const (
 	// perCallLimit is the most one expression evaluation may cost.
 	perCallLimit = 1_000_000
-	// RuntimeBudget is what one (policy, binding, param) evaluation may spend
-	// on its validations and message expressions, and again on its audit
-	// annotations.
-	RuntimeBudget = 10_000_000
-	// MatchConditionsBudget is what the match conditions of one
-	// (policy, binding, param) evaluation may spend.
-	MatchConditionsBudget = 2_500_000
 	// checkFrequency is how many comprehension iterations pass between two
 	// checks for cancellation.
 	checkFrequency = 100

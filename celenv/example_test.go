@@ -37,7 +37,7 @@ func ExampleNew() {
 	scope := env.NewScope(celenv.ScopeOptions{})
 	p := scope.Compile(expr, celenv.Decls{}, cel.BoolType)
 	in := &celenv.Input{Object: map[string]any{"spec": map[string]any{"version": "1.2.3"}}}
-	res, err := scope.NewBatch(context.Background(), nil, in, celenv.RuntimeBudget).Eval(p)
+	res, err := scope.NewBatch(context.Background(), nil, in, 10_000_000).Eval(p) // the API server's budget per policy evaluation
 	fmt.Println(res.Value, res.Err, res.Cost, err)
 	// Output:
 	// 1.33 NewExpressions: accepted=false
@@ -66,11 +66,11 @@ func ExampleSession() {
 	in := &celenv.Input{Object: pod}
 
 	var session celenv.Session
-	res, err := scope.NewBatch(context.Background(), &session, in, celenv.RuntimeBudget).Eval(p)
+	res, err := scope.NewBatch(context.Background(), &session, in, 10_000_000).Eval(p)
 	fmt.Println("estimated:", res.Value, res.Cost, res.Estimated, err)
 	session.Reset() // the request is over
 
-	res, err = scope.NewBatch(context.Background(), nil, in, celenv.RuntimeBudget).Eval(p)
+	res, err = scope.NewBatch(context.Background(), nil, in, 10_000_000).Eval(p) // the API server's budget per policy evaluation
 	fmt.Println("measured:", res.Value, res.Cost, res.Estimated, err)
 	// Output:
 	// estimated: true 516 true <nil>

@@ -79,7 +79,7 @@ func TestMutationExpressions(t *testing.T) {
 				if p.Err() != nil {
 					t.Fatalf("Compile(%q) error = %v", tc.expr, p.Err().Detail)
 				}
-				b := s.NewBatch(t.Context(), nil, &celenv.Input{}, celenv.RuntimeBudget)
+				b := s.NewBatch(t.Context(), nil, &celenv.Input{}, runtimeBudget)
 				r, err := b.Eval(p)
 				if err != nil {
 					t.Fatal(err)

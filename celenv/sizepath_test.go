@@ -49,7 +49,7 @@ func TestUntrackedSizesWhatIsRead(t *testing.T) {
 			t.Fatalf("%s: %v", tc.expr, p.Err())
 		}
 		cost := func(args ...string) int64 {
-			b := scope.NewBatch(context.Background(), new(celenv.Session), &celenv.Input{Object: pod(args[0], args[1], args[2])}, celenv.RuntimeBudget)
+			b := scope.NewBatch(context.Background(), new(celenv.Session), &celenv.Input{Object: pod(args[0], args[1], args[2])}, runtimeBudget)
 			r, err := b.Eval(p)
 			if err != nil || !r.Estimated {
 				t.Fatalf("%s: Eval() = %+v, %v; want an estimated cost", tc.expr, r, err)
@@ -81,7 +81,7 @@ func TestSessionReset(t *testing.T) {
 	in := &celenv.Input{Object: map[string]any{"metadata": meta}}
 	var session celenv.Session
 	cost := func() int64 {
-		b := scope.NewBatch(context.Background(), &session, in, celenv.RuntimeBudget)
+		b := scope.NewBatch(context.Background(), &session, in, runtimeBudget)
 		r, err := b.Eval(p)
 		if err != nil || !r.Estimated {
 			t.Fatalf("Eval() = %+v, %v; want an estimated cost", r, err)

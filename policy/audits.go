@@ -25,7 +25,7 @@ type auditResult struct {
 // runAudits evaluates the policy's audit annotations with in, on a fresh
 // budget, and traces them. The error fails the whole evaluation.
 func (st *requestState) runAudits(ctx context.Context, cp *compiledPolicy, in *celenv.Input, tr *PolicyTrace) ([]auditResult, error) {
-	results, vars, err := st.evalBatch(ctx, cp.scope, in, celenv.RuntimeBudget, cp.auditExprs)
+	results, vars, err := st.evalBatch(ctx, cp.scope, in, runtimeBudget, cp.auditExprs)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/policy"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
@@ -113,7 +112,7 @@ func TestUntrackedRetry(t *testing.T) {
 	}
 	fc, fe := mcCost(fast.Trace[0])
 	mc, me := mcCost(measured.Trace[0])
-	if fe || me || fc != mc || mc == 0 || mc > celenv.MatchConditionsBudget/10 {
+	if fe || me || fc != mc || mc == 0 || mc > matchConditionsBudget/10 {
 		t.Errorf("match condition costs = %d (estimated %v) untracked first, %d (estimated %v) measured; want equal measured costs far below the budget", fc, fe, mc, me)
 	}
 }

@@ -26,7 +26,7 @@ func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy,
 		tr.Err = ignoredMatchError(ignore, vo.err)
 		return !ignore, nil
 	}
-	results, vars, err := st.evalBatch(ctx, cp.scope, in, celenv.MatchConditionsBudget, cp.matchConditions)
+	results, vars, err := st.evalBatch(ctx, cp.scope, in, matchConditionsBudget, cp.matchConditions)
 	if err != nil {
 		if fail {
 			return false, err

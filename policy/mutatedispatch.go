@@ -252,7 +252,7 @@ func (ph *mutationPhase) mutateOne(ctx context.Context, st *requestState, inv in
 	}
 	// Every mutation has a budget of its own; its variables are evaluated
 	// afresh, against the current object.
-	b := inv.cm.base.scope.NewBatch(ctx, st.measuringSession(), in, celenv.RuntimeBudget)
+	b := inv.cm.base.scope.NewBatch(ctx, st.measuringSession(), in, runtimeBudget)
 	r, err := b.Eval(m.prog)
 	et.Cost = r.Cost
 	if err != nil {

@@ -101,7 +101,7 @@ func messageTrace(v compiledValidation, m *celenv.Result) ExprTrace {
 // validations, then the message expressions, read. The results are valid
 // until the session's next batch.
 func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input) (results []celenv.Result, messages []*celenv.Result, vars [2][]celenv.Variable, msgErr, err error) {
-	batch := cp.scope.NewBatch(ctx, st.session(), valIn, celenv.RuntimeBudget)
+	batch := cp.scope.NewBatch(ctx, st.session(), valIn, runtimeBudget)
 	for _, v := range cp.validations {
 		if _, err := batch.Eval(v.expr); err != nil {
 			return nil, nil, vars, nil, err

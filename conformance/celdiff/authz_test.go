@@ -120,7 +120,7 @@ func TestAuthorizerMatchesUpstream(t *testing.T) {
 					authorizer, requestResource := celenv.AuthorizerValues(ctx, vapkitAuthorizer(), u, authz.RequestResource{
 						Group: "example.com", Resource: "widgets", Namespace: "default", Name: "w"})
 					in := &celenv.Input{Object: obj, Authorizer: authorizer, RequestResource: requestResource}
-					res, err := scope.NewBatch(ctx, nil, in, celenv.RuntimeBudget).Eval(p)
+					res, err := scope.NewBatch(ctx, nil, in, runtimeBudget).Eval(p)
 					got := outcome{Cost: res.Cost}
 					switch {
 					case err != nil:
@@ -147,11 +147,11 @@ func upstreamAuthzEval(r *upstreamRunner, expr string, obj map[string]any) outco
 	attr := admission.NewAttributesRecord(u, nil, gvk, "default", "w", gvr, "", admission.Create, nil, false, &user.DefaultInfo{Name: "alice"})
 	va := &admission.VersionedAttributes{Attributes: attr, VersionedObject: admission.NewLazyObject(u), VersionedKind: gvk}
 	req := plugincel.CreateAdmissionRequest(attr, metaGVR(gvr), metaGVK(gvk))
-	results, remaining, err := eval.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{Authorizer: upstreamAuthorizer()}, nil, celenv.RuntimeBudget)
+	results, remaining, err := eval.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{Authorizer: upstreamAuthorizer()}, nil, runtimeBudget)
 	if err != nil {
 		return outcome{Err: "batch: " + err.Error()}
 	}
-	o := outcome{Cost: celenv.RuntimeBudget - remaining}
+	o := outcome{Cost: runtimeBudget - remaining}
 	if results[0].Error != nil {
 		o.Err = results[0].Error.Error()
 	} else {

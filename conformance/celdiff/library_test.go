@@ -113,11 +113,11 @@ func (r *upstreamRunner) eval(t *testing.T, expr string, obj map[string]any) out
 	attr := admission.NewAttributesRecord(u, nil, gvk, "default", "w", gvr, "", admission.Create, nil, false, &user.DefaultInfo{Name: "alice"})
 	va := &admission.VersionedAttributes{Attributes: attr, VersionedObject: admission.NewLazyObject(u), VersionedKind: gvk}
 	req := plugincel.CreateAdmissionRequest(attr, metaGVR(gvr), metaGVK(gvk))
-	results, remaining, err := eval.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{}, nil, celenv.RuntimeBudget)
+	results, remaining, err := eval.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{}, nil, runtimeBudget)
 	if err != nil {
 		return outcome{Err: "batch: " + err.Error()}
 	}
-	o := outcome{Cost: celenv.RuntimeBudget - remaining}
+	o := outcome{Cost: runtimeBudget - remaining}
 	if results[0].Error != nil {
 		o.Err = results[0].Error.Error()
 	} else {
@@ -143,7 +143,7 @@ func newVapkitRunner(t *testing.T, v celenv.Version) *vapkitRunner {
 func (r *vapkitRunner) eval(expr string, obj map[string]any) outcome {
 	scope := r.env.NewScope(celenv.ScopeOptions{})
 	p := scope.Compile(expr, celenv.Decls{})
-	batch := scope.NewBatch(context.Background(), nil, &celenv.Input{Object: obj}, celenv.RuntimeBudget)
+	batch := scope.NewBatch(context.Background(), nil, &celenv.Input{Object: obj}, runtimeBudget)
 	res, err := batch.Eval(p)
 	if err != nil {
 		return outcome{Err: "batch: " + err.Error()}

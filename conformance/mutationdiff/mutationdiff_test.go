@@ -178,7 +178,7 @@ func runVapkit(t *testing.T, tc testCase, objs map[string]json.RawMessage) outco
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := s.NewBatch(context.Background(), nil, &celenv.Input{Object: u}, celenv.RuntimeBudget)
+	b := s.NewBatch(context.Background(), nil, &celenv.Input{Object: u}, runtimeBudget)
 	r, err := b.Eval(p)
 	if err != nil {
 		return outcome{Err: err.Error()}

@@ -278,7 +278,7 @@ type evalOutcome struct {
 
 func evalOne(t *testing.T, scope *celenv.Scope, p *celenv.Program, obj, old any) evalOutcome {
 	t.Helper()
-	b := scope.NewBatch(context.Background(), nil, &celenv.Input{Object: obj, OldObject: old}, celenv.RuntimeBudget)
+	b := scope.NewBatch(context.Background(), nil, &celenv.Input{Object: obj, OldObject: old}, runtimeBudget)
 	r, err := b.Eval(p)
 	if err != nil {
 		return evalOutcome{Err: "batch: " + err.Error()}
@@ -693,7 +693,7 @@ func ExampleTypedValue() {
 		BinaryData: map[string][]byte{"key": {0, 1}},
 	}
 	in := &celenv.Input{Object: celvalue.TypedValue(cm)}
-	r, err := scope.NewBatch(context.Background(), nil, in, celenv.RuntimeBudget).Eval(p)
+	r, err := scope.NewBatch(context.Background(), nil, in, runtimeBudget).Eval(p)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -73,7 +73,7 @@ func evalMutation(t *testing.T, expr string, want *cel.Type, obj runtime.Object)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := s.NewBatch(t.Context(), nil, &celenv.Input{Object: u}, celenv.RuntimeBudget)
+	b := s.NewBatch(t.Context(), nil, &celenv.Input{Object: u}, runtimeBudget)
 	r, err := b.Eval(p)
 	if err != nil || r.Err != nil {
 		t.Fatalf("Eval(%q): %v %v", expr, err, r.Err)

@@ -20,7 +20,7 @@ func eval(t *testing.T, expr string) *patchtypes.ObjectVal {
 	if p.Err() != nil {
 		t.Fatalf("Compile(%q): %v", expr, p.Err())
 	}
-	b := s.NewBatch(t.Context(), nil, &celenv.Input{}, celenv.RuntimeBudget)
+	b := s.NewBatch(t.Context(), nil, &celenv.Input{}, runtimeBudget)
 	r, err := b.Eval(p)
 	if err != nil || r.Err != nil {
 		t.Fatalf("Eval(%q): %v %v", expr, err, r.Err)
