@@ -19,6 +19,11 @@ type LabelIndexEntry struct {
 	Policy *Matcher
 	// Bindings are the matchers of the policy's bindings.
 	Bindings []*Matcher
+	// FailsWhenMatched marks a policy that reports an error as soon as its
+	// own constraints match, before any binding is matched (the API
+	// server's configuration errors, such as a paramKind of unknown
+	// resource): its bindings cannot rule it out.
+	FailsWhenMatched bool
 }
 
 // LabelIndex rules out, per request, the policies that cannot apply
@@ -139,7 +144,7 @@ func (ix *LabelIndex) addPolicy(e LabelIndexEntry) policyState {
 	own, ownOK := ix.clauseOf(e.Policy)
 	// Bindings may rule the policy out only when the policy's own
 	// matching cannot fail on its selectors.
-	bindingsOK := len(e.Bindings) > 0 && ix.cleanPolicy(e.Policy)
+	bindingsOK := !e.FailsWhenMatched && len(e.Bindings) > 0 && ix.cleanPolicy(e.Policy)
 	var bs []clause
 	for _, b := range e.Bindings {
 		c, ok := ix.clauseOf(b)

@@ -435,7 +435,7 @@ func (e *Evaluator) compileMatchers() {
 		for j, b := range cp.bindings {
 			cp.bindingMatchers[j] = e.matchers.Binding(b)
 		}
-		entries[i] = matching.LabelIndexEntry{ID: i, Policy: cp.matcher, Bindings: cp.bindingMatchers}
+		entries[i] = matching.LabelIndexEntry{ID: i, Policy: cp.matcher, Bindings: cp.bindingMatchers, FailsWhenMatched: cp.configErr != nil}
 	}
 	e.labels = e.matchers.NewLabelIndex(entries)
 	set := e.matchers
