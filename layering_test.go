@@ -20,16 +20,17 @@ const module = "github.com/vapkit/vapkit"
 // every listed package must exist: adding a package means choosing its
 // tier here.
 const (
-	tierInternal = iota // building blocks: import no public package
-	tierLeaf            // public packages that import no public package
-	tierCEL             // the CEL environment
-	tierLibrary         // the evaluator and the type checker
-	tierHarness         // harnesses above the API
-	tierCommand         // commands shared by the examples
-	tierExample         // example programs
+	tierInternal    = iota // building blocks: import no public package
+	tierLeaf               // public packages that import no public package
+	tierCEL                // the CEL environment
+	tierCELInternal        // internal adapters over the CEL environment
+	tierLibrary            // the evaluator and the type checker
+	tierHarness            // harnesses above the API
+	tierCommand            // commands shared by the examples
+	tierExample            // example programs
 )
 
-var tierNames = []string{"internal", "leaf", "CEL", "library", "harness", "command", "example"}
+var tierNames = []string{"internal", "leaf", "CEL", "CEL internal", "library", "harness", "command", "example"}
 
 var tiers = map[string]int{
 	"internal/apivalidation":        tierInternal,
@@ -52,6 +53,8 @@ var tiers = map[string]int{
 	"policy/manifest": tierLeaf,
 
 	"celenv": tierCEL,
+
+	"internal/exprcheck": tierCELInternal,
 
 	"policy":    tierLibrary,
 	"typecheck": tierLibrary,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
+	"github.com/vapkit/vapkit/internal/exprcheck"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 
@@ -75,7 +76,7 @@ func Refusals(env *celenv.Env, m *manifest.Set) []Refusal {
 			add(field.Duplicate(field.NewPath("metadata", "name"), p.Name))
 		}
 		policies[p.Name] = true
-		for _, e := range apivalidation.ValidatePolicy(validationCompiler{env}, defaultedPolicy(p), nil) {
+		for _, e := range apivalidation.ValidatePolicy(exprcheck.Compiler(env), defaultedPolicy(p), nil) {
 			add(e)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
+	"github.com/vapkit/vapkit/internal/exprcheck"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 
@@ -51,7 +52,7 @@ func ValidateMutatingPolicyUpdate(env *celenv.Env, p, old *admissionregistration
 		old = old.DeepCopy()
 		manifest.SetMutatingPolicyDefaults(old)
 	}
-	return apivalidation.ValidateMutatingPolicy(validationCompiler{env}, p, old)
+	return apivalidation.ValidateMutatingPolicy(exprcheck.Compiler(env), p, old)
 }
 
 // ValidateMutatingBinding returns the errors the API server's validation

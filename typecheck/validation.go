@@ -1,13 +1,12 @@
 package typecheck
 
 import (
-	"github.com/google/cel-go/cel"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
-	"github.com/vapkit/vapkit/internal/patchtypes"
+	"github.com/vapkit/vapkit/internal/exprcheck"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 
@@ -76,7 +75,7 @@ func ValidatePolicyUpdate(env *celenv.Env, p, old *admissionregistrationv1.Valid
 		old = old.DeepCopy()
 		manifest.SetPolicyDefaults(old)
 	}
-	return apivalidation.ValidatePolicy(validationCompiler{env}, p, old)
+	return apivalidation.ValidatePolicy(exprcheck.Compiler(env), p, old)
 }
 
 // ValidateBinding returns the errors the API server's validation reports for
@@ -96,63 +95,4 @@ func ValidateBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding
 		manifest.SetBindingDefaults(b)
 	}
 	return apivalidation.ValidateBinding(b)
-}
-
-// validationCompiler type-checks with check-only [celenv.Scope]s, as the
-// API server checks new objects.
-type validationCompiler struct{ env *celenv.Env }
-
-func (c validationCompiler) NewScope(params bool) apivalidation.Scope {
-	return &validationScope{env: c.env, params: params,
-		s: c.env.NewScope(celenv.ScopeOptions{Params: params, CheckOnly: true, NoVariables: true})}
-}
-
-// validationScope checks without `variables` until Compose, then with it.
-type validationScope struct {
-	env      *celenv.Env
-	params   bool
-	composed bool
-	s        *celenv.Scope
-}
-
-func (s *validationScope) Compose() {
-	if !s.composed {
-		s.composed = true
-		s.s = s.env.NewScope(celenv.ScopeOptions{Params: s.params, CheckOnly: true})
-	}
-}
-
-func (s *validationScope) AddVariable(name, expression string, stored bool) error {
-	s.Compose()
-	if err := s.s.WithMode(validationMode(stored)).AddVariable(name, expression).Err(); err != nil {
-		return err
-	}
-	return nil
-}
-
-func (s *validationScope) Check(kind apivalidation.ExprKind, expression string, stored bool) error {
-	d, want := celenv.Decls{Authorizer: true}, []*cel.Type{cel.BoolType}
-	switch kind {
-	case apivalidation.MessageExpression:
-		d, want = celenv.Decls{}, []*cel.Type{cel.StringType}
-	case apivalidation.AuditAnnotation:
-		want = []*cel.Type{cel.StringType, cel.NullType}
-	case apivalidation.ApplyConfiguration:
-		d, want = celenv.Decls{Authorizer: true, PatchTypes: true}, []*cel.Type{patchtypes.ObjectType}
-	case apivalidation.JSONPatch:
-		d, want = celenv.Decls{Authorizer: true, PatchTypes: true}, []*cel.Type{patchtypes.JSONPatchListType}
-	}
-	if err := s.s.WithMode(validationMode(stored)).Compile(expression, d, want...).Err(); err != nil {
-		return err
-	}
-	return nil
-}
-
-// validationMode is the environment the API server checks an expression
-// in: StoredExpressions when the old object held it.
-func validationMode(stored bool) celenv.Mode {
-	if stored {
-		return celenv.StoredExpressions
-	}
-	return celenv.NewExpressions
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/apivalidation"
+	"github.com/vapkit/vapkit/internal/exprcheck"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 
@@ -596,7 +597,7 @@ func TestValidatePolicy(t *testing.T) {
 			tc.modify(p)
 			var got field.ErrorList
 			if tc.raw {
-				got = apivalidation.ValidatePolicy(validationCompiler{env}, p, nil)
+				got = apivalidation.ValidatePolicy(exprcheck.Compiler(env), p, nil)
 			} else {
 				got = ValidatePolicy(env, p)
 			}
