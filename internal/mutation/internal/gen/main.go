@@ -1,53 +1,32 @@
 //go:build vapkit_gen
 
-// Command gen regenerates smd.yaml.gz.b64 (gzip-compressed YAML in base64), the structured-merge-diff schema of
-// every k8s.io/api type that package mutation embeds for apply
-// configurations.
+// Command gen regenerates smd.yaml.gz.b64 (gzip-compressed YAML in base64),
+// the structured-merge-diff schema of every k8s.io/api type that package
+// mutation embeds for apply configurations.
 //
 // It runs in two steps, both from the module root so that the packages are
 // the versions go.mod selects:
 //
-//  1. kube-openapi's openapi-gen (pinned to the kube-openapi version of
-//     go.mod, fetched through the module proxy by `go run pkg@version`)
-//     writes GetOpenAPIDefinitions for every k8s.io/api package and the
-//     apimachinery packages Kubernetes generates definitions for, into a
-//     temporary package guarded by the vapkit_gen build tag;
+//  1. internal/openapigen writes GetOpenAPIDefinitions for every k8s.io/api
+//     package into a temporary package guarded by the vapkit_gen build tag;
 //  2. the dump program (./dump) calls GetOpenAPIDefinitions, converts them
 //     with kube-openapi's schemaconv (as the API server's type converters
 //     do) and writes the compressed YAML.
 //
-// kube-openapi/pkg/common, which the generated code imports, needs a go.sum
-// entry (github.com/emicklei/go-restful) that vapkit does not carry, so the
-// generated file is pointed at the small ./openapicommon stand-in. The
-// temporary package is removed afterwards. Run it with
+// The temporary package is removed afterwards. Run it with
 // `go generate ./internal/mutation` (the directive lives in
-// internal/mutation/builtin.go).
+// internal/mutation/doc.go).
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strings"
+
+	"github.com/vapkit/vapkit/internal/openapigen"
 )
-
-// openapiGen is the generator, pinned to go.mod's kube-openapi version.
-const openapiGen = "k8s.io/kube-openapi/cmd/openapi-gen@v0.0.0-20260721132016-d427ff9ee9ad"
-
-// apimachineryPackages are the packages outside k8s.io/api whose types the
-// API server's definitions include.
-var apimachineryPackages = []string{
-	"k8s.io/apimachinery/pkg/api/resource",
-	"k8s.io/apimachinery/pkg/apis/meta/v1",
-	"k8s.io/apimachinery/pkg/apis/meta/v1beta1",
-	"k8s.io/apimachinery/pkg/runtime",
-	"k8s.io/apimachinery/pkg/util/intstr",
-	"k8s.io/apimachinery/pkg/version",
-}
 
 const tmpPkg = "internal/mutation/internal/gen/openapitmp"
 
@@ -65,114 +44,17 @@ func run(out string) error {
 	if err != nil {
 		return err
 	}
-	root, err := goOutput(".", "list", "-m", "-f", "{{.Dir}}")
+	g, err := openapigen.Generate(tmpPkg)
 	if err != nil {
 		return err
 	}
-	apiDir, err := goOutput(root, "list", "-m", "-f", "{{.Dir}}", "k8s.io/api")
-	if err != nil {
-		return err
-	}
-	pkgs, err := apiPackages(apiDir)
-	if err != nil {
-		return err
-	}
-	pkgs = append(pkgs, apimachineryPackages...)
-
-	tmp := filepath.Join(root, tmpPkg)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	header := filepath.Join(tmp, "header.txt")
-	if err := os.WriteFile(header, nil, 0o644); err != nil {
-		return err
-	}
-	args := []string{"run", openapiGen,
-		"--output-dir", tmp,
-		"--output-pkg", "github.com/vapkit/vapkit/" + tmpPkg,
-		"--output-file", "zz_generated.openapi.go",
-		"--go-header-file", header,
-		"--report-filename", os.DevNull,
-	}
-	args = append(args, pkgs...)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = root
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("openapi-gen: %w", err)
-	}
-	if err := rewrite(filepath.Join(tmp, "zz_generated.openapi.go")); err != nil {
-		return err
-	}
-	cmd = exec.Command("go", "run", "-tags", "vapkit_gen", "./internal/mutation/internal/gen/dump", "-o", outAbs)
-	cmd.Dir = root
+	defer g.Remove()
+	cmd := exec.Command("go", "run", "-tags", "vapkit_gen", "./internal/mutation/internal/gen/dump", "-o", outAbs)
+	cmd.Dir = g.Root
 	cmd.Stdout = os.Stdout
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("dump: %w", err)
 	}
 	return nil
-}
-
-// apiPackages lists the k8s.io/api packages whose doc.go asks for OpenAPI
-// definitions.
-func apiPackages(apiDir string) ([]string, error) {
-	var pkgs []string
-	err := filepath.WalkDir(apiDir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || d.Name() != "doc.go" {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if !bytes.Contains(data, []byte("+k8s:openapi-gen=true")) {
-			return nil
-		}
-		rel, err := filepath.Rel(apiDir, filepath.Dir(path))
-		if err != nil {
-			return err
-		}
-		if rel == "." {
-			return nil
-		}
-		pkgs = append(pkgs, "k8s.io/api/"+filepath.ToSlash(rel))
-		return nil
-	})
-	sort.Strings(pkgs)
-	return pkgs, err
-}
-
-// rewrite puts the generated file behind the vapkit_gen build tag and
-// points its kube-openapi/pkg/common import at the openapicommon shim (the
-// real package needs a go.sum entry vapkit does not carry).
-func rewrite(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	src := string(data)
-	src = strings.Replace(src, "//go:build !ignore_autogenerated\n", "//go:build vapkit_gen\n", 1)
-	src = strings.Replace(src, "// +build !ignore_autogenerated\n", "", 1)
-	const from = `"k8s.io/kube-openapi/pkg/common"`
-	if !strings.Contains(src, from) || !strings.HasPrefix(src, "//go:build vapkit_gen\n") {
-		return fmt.Errorf("%s: unexpected openapi-gen output", path)
-	}
-	src = strings.Replace(src, from, `"github.com/vapkit/vapkit/internal/mutation/internal/gen/openapicommon"`, 1)
-	return os.WriteFile(path, []byte(src), 0o644)
-}
-
-func goOutput(dir string, args ...string) (string, error) {
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	cmd.Stderr = os.Stderr
-	b, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(b)), nil
 }
