@@ -43,6 +43,10 @@ type Decision struct {
 	// entry per (policy, binding, param) invocation and per configuration
 	// error, then those of the reinvocation pass (Reinvoked set). Each
 	// mutation's expression entry has the Value "changed" or "unchanged".
+	// Variables are traced as in Trace, except that each mutation
+	// evaluates the variables it reads afresh, on the object as the
+	// earlier mutations left it, so they are listed after every mutation
+	// that read them.
 	Mutations []PolicyTrace
 }
 

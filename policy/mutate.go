@@ -136,6 +136,10 @@ func (ph *mutationPhase) pass(ctx context.Context, req *Request, reinvocation bo
 		return nil, nil, err
 	}
 	var written runtime.Object
+	for _, inv := range invs {
+		st.exprHint += inv.cm.traced()
+	}
+	st.exprHint = min(st.exprHint, maxExprHint)
 	if len(invs) > 0 {
 		if err := st.loadNamespace(ctx); err != nil {
 			ph.trace = append(ph.trace, PolicyTrace{Policy: invs[0].cm.policy.Name, Outcome: Errored, Err: ph.e.namespaceLookupError(err)})

@@ -20,7 +20,7 @@ import (
 
 // mutatingPolicy builds a MAP matching Deployment CREATE and UPDATE, with
 // one binding named <name>-b.
-func mutatingPolicy(t *testing.T, name, fp, reinvocation string, mutations ...string) (*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
+func mutatingPolicy(t testing.TB, name, fp, reinvocation string, mutations ...string) (*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
 	t.Helper()
 	y := `
 metadata: {name: ` + name + `}

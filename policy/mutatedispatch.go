@@ -131,6 +131,7 @@ func (ph *mutationPhase) invoke(ctx context.Context, st *requestState, vs *versi
 	}
 	pv, pname := st.paramValue(cm.base, inv.param)
 	tr := PolicyTrace{Policy: cm.policy.Name, Binding: inv.binding.binding.Name, Param: pname, Reinvoked: reinvocation}
+	tr.Expressions = st.exprTraces(cm.traced())
 	defer func() { ph.trace = append(ph.trace, tr) }()
 	if len(cm.base.matchConditions) > 0 {
 		matched, err := ph.matchConditions(ctx, st, inv, vo, pv, &tr)
@@ -155,9 +156,17 @@ func (ph *mutationPhase) invoke(ctx context.Context, st *requestState, vs *versi
 	tr.Outcome = Passed
 	var errs []policyError
 	for _, m := range cm.mutations {
-		out, et, err := ph.mutateOne(ctx, st, inv, vo, pv, m)
+		out, et, vars, err := ph.mutateOne(ctx, st, inv, vo, pv, m)
 		tr.Expressions = append(tr.Expressions, et)
 		tr.Cost += et.Cost
+		// Each mutation evaluates the variables it reads afresh, on the
+		// object as the earlier mutations left it: they are traced after
+		// it, once per mutation.
+		for _, v := range vars {
+			if vt, ok := variableTrace(cm.base.varPaths[v.Name], v.Value); ok {
+				tr.Expressions = append(tr.Expressions, vt)
+			}
+		}
 		if err != nil {
 			tr.Outcome, tr.Err = Errored, err
 			if se := (*apierrors.StatusError)(nil); errors.As(err, &se) {
@@ -187,6 +196,14 @@ func (ph *mutationPhase) invoke(ctx context.Context, st *requestState, vs *versi
 // errNotReinvoked explains a trace entry of the reinvocation pass for an
 // invocation that is not eligible.
 var errNotReinvoked = errors.New("not reinvoked: reinvocationPolicy is not IfNeeded, or nothing changed the object after it ran")
+
+// traced is how many expression entries an invocation of cm traces at
+// most: its match conditions and the variables they read, then each
+// mutation and the variables it read.
+func (cm *compiledMutating) traced() int {
+	vars := len(cm.base.varPaths)
+	return len(cm.base.matchConditions) + vars + len(cm.mutations)*(1+vars)
+}
 
 // compiledCount is the number of mutations the API server compiles a
 // patcher for.
@@ -223,11 +240,11 @@ func (ph *mutationPhase) matchConditions(ctx context.Context, st *requestState, 
 // mutateOne applies one mutation to vo's object and returns the result,
 // as the mutating plugin's dispatchOne and patchers do. An
 // *apierrors.StatusError aborts the request.
-func (ph *mutationPhase) mutateOne(ctx context.Context, st *requestState, inv invocation, vo *versionedObject, pv any, m compiledMutation) (runtime.Object, ExprTrace, error) {
+func (ph *mutationPhase) mutateOne(ctx context.Context, st *requestState, inv invocation, vo *versionedObject, pv any, m compiledMutation) (_ runtime.Object, _ ExprTrace, vars []celenv.Variable, _ error) {
 	et := ExprTrace{Path: m.path, Outcome: Passed}
-	fail := func(err error) (runtime.Object, ExprTrace, error) {
+	fail := func(err error) (runtime.Object, ExprTrace, []celenv.Variable, error) {
 		et.Outcome, et.Err = Errored, err.Error()
-		return nil, et, err
+		return nil, et, vars, err
 	}
 	tc := ph.e.converters
 	if tc == nil || !tc.KnowsGroupVersion(vo.kind.GroupVersion()) {
@@ -255,6 +272,7 @@ func (ph *mutationPhase) mutateOne(ctx context.Context, st *requestState, inv in
 	b := inv.cm.base.scope.NewBatch(ctx, st.measuringSession(), in, runtimeBudget)
 	r, err := b.Eval(m.prog)
 	et.Cost = r.Cost
+	vars = b.Variables()
 	if err != nil {
 		return fail(err)
 	}
@@ -272,7 +290,7 @@ func (ph *mutationPhase) mutateOne(ctx context.Context, st *requestState, inv in
 	if !equality.Semantic.DeepEqual(vo.obj, out) {
 		et.Value = "changed"
 	}
-	return out, et, nil
+	return out, et, vars, nil
 }
 
 // patchWith applies the value of a mutation expression to vo's object.

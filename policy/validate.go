@@ -13,6 +13,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/internal/celvalue"
@@ -155,26 +156,34 @@ next:
 				continue next
 			}
 		}
-		et := ExprTrace{Path: path, Outcome: Passed}
-		switch val := v.Value.(type) {
-		case nil:
-			continue
-		case *types.Err:
-			et.Outcome, et.Err = Errored, val.Error()
-		case types.Bool:
-			et.Value = strconv.FormatBool(bool(val))
-			if !val {
-				et.Outcome = Failed
-			}
-		case types.String:
-			et.Value = string(val)
-		default:
-			// The type, not the value: rendering a list or map for every
-			// request would cost more than the trace is worth.
-			et.Value = val.Type().TypeName()
+		if et, ok := variableTrace(path, v.Value); ok {
+			tr.Expressions = append(tr.Expressions, et)
 		}
-		tr.Expressions = append(tr.Expressions, et)
 	}
+}
+
+// variableTrace is the trace entry of a variable at path whose value is
+// val; false when val is nil (never evaluated).
+func variableTrace(path *field.Path, val ref.Val) (ExprTrace, bool) {
+	et := ExprTrace{Path: path, Outcome: Passed}
+	switch val := val.(type) {
+	case nil:
+		return et, false
+	case *types.Err:
+		et.Outcome, et.Err = Errored, val.Error()
+	case types.Bool:
+		et.Value = strconv.FormatBool(bool(val))
+		if !val {
+			et.Outcome = Failed
+		}
+	case types.String:
+		et.Value = string(val)
+	default:
+		// The type, not the value: rendering a list or map for every
+		// request would cost more than the trace is worth.
+		et.Value = val.Type().TypeName()
+	}
+	return et, true
 }
 
 func valueString(v ref.Val) string {
