@@ -26,25 +26,25 @@ func BenchmarkMutating(b *testing.B) {
 	c := parseCase(b, benchCase)
 	ctx := context.Background()
 	b.Run("side=upstream", func(b *testing.B) {
-		vc, err := upstream.ParseCase(c.rest, c.name)
+		vc, err := upstream.ParseCase(c.Rest, c.Name)
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := newUpstreamMutator(ctx, c, vc)
+		m, err := NewMutator(ctx, c, vc)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
 		start := cpuNow()
 		for b.Loop() {
-			if _, err := m.run(ctx); err != nil {
+			if _, err := m.Run(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}
 		reportCPU(b, start)
 	})
 	b.Run("side=vapkit", func(b *testing.B) {
-		s, err := manifest.Load(c.all, c.name)
+		s, err := manifest.Load(c.All, c.Name)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,4 +10,9 @@
 // `go test ./mapdiff -update` records them again. Every case must give the
 // same final object, patch-relevant content, status, warnings and audit
 // annotations on both sides.
+//
+// The upstream mutating half is exported for other harnesses (the MAP
+// workloads of conformance/bench): [ParseCase] splits a case into its
+// mutating policies and the rest, [NewMutator] sets up upstream's
+// dispatcher on it and [Mutator.Run] admits the case's request once.
 package mapdiff

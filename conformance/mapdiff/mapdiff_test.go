@@ -1,7 +1,6 @@
 package mapdiff
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -11,10 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
 	"github.com/vapkit/vapkit/conformance/upstream"
 	"github.com/vapkit/vapkit/internal/builtin"
@@ -29,17 +26,6 @@ var update = flag.Bool("update", false, "record upstream's output in the .expect
 // casesDir holds the hand-written cases, in the root module.
 const casesDir = "../../policy/testdata/mutating"
 
-// mapCase is one case file: its MutatingAdmissionPolicies and bindings,
-// and the rest of the documents (validating policies, namespaces, params,
-// the AdmissionReview) as YAML.
-type mapCase struct {
-	name     string
-	policies []*admissionregistrationv1.MutatingAdmissionPolicy
-	bindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
-	rest     []byte
-	all      []byte
-}
-
 // outcome is what the chain answers: the response fields a client sees
 // and, when the mutating policies changed it, the final object.
 type outcome struct {
@@ -50,7 +36,7 @@ type outcome struct {
 	Object           map[string]any    `json:"object,omitempty"`
 }
 
-func parseCase(t testing.TB, path string) *mapCase {
+func parseCase(t testing.TB, path string) *Case {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -59,48 +45,27 @@ func parseCase(t testing.TB, path string) *mapCase {
 	return parseCaseText(t, strings.TrimSuffix(filepath.Base(path), ".yaml"), data)
 }
 
-func parseCaseText(t testing.TB, name string, data []byte) *mapCase {
+func parseCaseText(t testing.TB, name string, data []byte) *Case {
 	t.Helper()
-	c := &mapCase{name: name, all: data}
-	var rest [][]byte
-	for _, doc := range bytes.Split(bytes.ReplaceAll(data, []byte("\n---\n"), []byte("\n---\n")), []byte("\n---\n")) {
-		var tm metav1.TypeMeta
-		if err := yaml.Unmarshal(doc, &tm); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		switch {
-		case tm.APIVersion == "admissionregistration.k8s.io/v1" && tm.Kind == "MutatingAdmissionPolicy":
-			p := &admissionregistrationv1.MutatingAdmissionPolicy{}
-			if err := yaml.UnmarshalStrict(doc, p); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			c.policies = append(c.policies, p)
-		case tm.APIVersion == "admissionregistration.k8s.io/v1" && tm.Kind == "MutatingAdmissionPolicyBinding":
-			b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
-			if err := yaml.UnmarshalStrict(doc, b); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			c.bindings = append(c.bindings, b)
-		default:
-			rest = append(rest, doc)
-		}
+	c, err := ParseCase(data, name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	c.rest = bytes.Join(rest, []byte("\n---\n"))
 	return c
 }
 
 // runUpstream runs the mutating dispatcher, then the validating plugin on
 // the mutated object.
-func runUpstream(t *testing.T, c *mapCase) outcome {
+func runUpstream(t *testing.T, c *Case) outcome {
 	t.Helper()
 	ctx := context.Background()
-	vc, err := upstream.ParseCase(c.rest, c.name)
+	vc, err := upstream.ParseCase(c.Rest, c.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mutated, err := mutateUpstream(ctx, c, vc)
+	mutated, err := MutateUpstream(ctx, c, vc)
 	if err != nil {
-		return outcome{Status: statusOf(err)}
+		return outcome{Status: StatusOf(err)}
 	}
 	var out outcome
 	if vc.Object != nil && mutated != nil && !semanticEqual(t, vc.Object, mutated) {
@@ -126,18 +91,18 @@ func runUpstream(t *testing.T, c *mapCase) outcome {
 
 // runVapkit evaluates the case with policy.Evaluate, loading the whole file
 // with manifest.Load (which reads the mutating policies too).
-func runVapkit(t *testing.T, c *mapCase) outcome {
+func runVapkit(t *testing.T, c *Case) outcome {
 	t.Helper()
-	mutating, err := manifest.Load(c.all, c.name)
+	mutating, err := manifest.Load(c.All, c.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := manifest.Load(c.rest, c.name)
+	m, err := manifest.Load(c.Rest, c.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Reviews) != 1 {
-		t.Fatalf("%s: want one AdmissionReview, got %d", c.name, len(m.Reviews))
+		t.Fatalf("%s: want one AdmissionReview, got %d", c.Name, len(m.Reviews))
 	}
 	src, err := params.NewStatic(m.Objects...)
 	if err != nil {
@@ -216,7 +181,7 @@ func TestMAPDiff(t *testing.T) {
 	divergences := 0
 	for _, path := range paths {
 		c := parseCase(t, path)
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			up := normalize(t, runUpstream(t, c))
 			ours := normalize(t, runVapkit(t, c))
 			if diff := cmp.Diff(up, ours); diff != "" {

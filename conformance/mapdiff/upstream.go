@@ -1,6 +1,7 @@
 package mapdiff
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,6 +33,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	listersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/yaml"
 
 	"github.com/vapkit/vapkit/conformance/upstream"
 )
@@ -164,8 +166,11 @@ func defaultMatchResources(m *admissionregistrationv1.MatchResources) {
 	}
 }
 
-// upstreamMutator is the mutating phase of one case, set up once.
-type upstreamMutator struct {
+// Mutator is upstream's mutating phase of one case, set up once: the
+// MutatingAdmissionPolicy dispatcher of k8s.io/apiserver v0.37.2 with the
+// case's policies compiled, as the mutating plugin holds them after its
+// policy source synced. A Mutator belongs to one goroutine.
+type Mutator struct {
 	disp  generic.Dispatcher[mutating.PolicyHook]
 	hooks []mutating.PolicyHook
 	vc    *upstream.Case
@@ -175,23 +180,28 @@ type upstreamMutator struct {
 	ui    user.Info
 }
 
-// mutateUpstream runs the mutating phase as the API server's admission
-// chain does: one Dispatch, and a second one marked as reinvocation when the
-// first asked for it. It returns the mutated request object or the error.
-func mutateUpstream(ctx context.Context, c *mapCase, vc *upstream.Case) (runtime.Object, error) {
-	m, err := newUpstreamMutator(ctx, c, vc)
+// MutateUpstream runs the mutating phase of c once, as the API server's
+// admission chain does (see [Mutator.Run]); vc is c.Rest parsed by
+// [upstream.ParseCase]. It returns the mutated request object or the error.
+func MutateUpstream(ctx context.Context, c *Case, vc *upstream.Case) (runtime.Object, error) {
+	m, err := NewMutator(ctx, c, vc)
 	if err != nil {
 		return nil, err
 	}
-	return m.run(ctx)
+	return m.Run(ctx)
 }
 
-func newUpstreamMutator(ctx context.Context, c *mapCase, vc *upstream.Case) (*upstreamMutator, error) {
+// NewMutator compiles c's mutating policies with the mutating plugin's
+// compiler, defaulted as the API server stores them, gives the policies
+// with built-in paramKinds informers over vc's params, and starts the
+// dispatcher with vc's namespaces and authorizer rules; vc is c.Rest
+// parsed by [upstream.ParseCase]. ctx bounds the informers' lifetime.
+func NewMutator(ctx context.Context, c *Case, vc *upstream.Case) (*Mutator, error) {
 	var hooks []mutating.PolicyHook
-	for _, p := range c.policies {
+	for _, p := range c.Policies {
 		dp := defaultMAP(p)
 		h := mutating.PolicyHook{Policy: dp, Evaluator: compilePolicy(dp)}
-		for _, b := range c.bindings {
+		for _, b := range c.Bindings {
 			if b.Spec.PolicyName == p.Name {
 				db := b.DeepCopy()
 				defaultMatchResources(db.Spec.MatchResources)
@@ -227,7 +237,7 @@ func newUpstreamMutator(ctx context.Context, c *mapCase, vc *upstream.Case) (*up
 		return nil, err
 	}
 	req := vc.Request
-	m := &upstreamMutator{disp: disp, hooks: hooks, vc: vc,
+	m := &Mutator{disp: disp, hooks: hooks, vc: vc,
 		kind: schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind},
 		gvr:  schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource},
 		ui:   &user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups},
@@ -238,8 +248,14 @@ func newUpstreamMutator(ctx context.Context, c *mapCase, vc *upstream.Case) (*up
 	return m, nil
 }
 
-// run admits the case's request once.
-func (m *upstreamMutator) run(ctx context.Context) (runtime.Object, error) {
+// Run admits the case's request once, as the API server's admission chain
+// runs the mutating plugin: a deep copy of the request's object (the
+// server's conversion of the decoded object into the versioned one that the
+// plugin mutates), one Dispatch, and a second one marked as reinvocation
+// when the first asked for it. It returns the mutated object (the copy),
+// or the dispatcher's error. Requests other than CREATE, UPDATE and
+// CONNECT are returned unmutated, as the plugin admits nothing else.
+func (m *Mutator) Run(ctx context.Context) (runtime.Object, error) {
 	req, vc := m.vc.Request, m.vc
 	dryRun := req.DryRun != nil && *req.DryRun
 	var obj, old, opts runtime.Object
@@ -306,9 +322,57 @@ func restMapper() meta.RESTMapper {
 	return m
 }
 
-// statusOf renders an admission error as the API server sends it.
-func statusOf(err error) *metav1.Status {
+// StatusOf renders an admission error as the API server sends it.
+func StatusOf(err error) *metav1.Status {
 	s := responsewriters.ErrorToAPIStatus(err)
 	s.TypeMeta = metav1.TypeMeta{}
 	return s
+}
+
+// Case is one case file split for the two halves of the chain: its
+// MutatingAdmissionPolicies and their bindings, and the rest of the
+// documents (validating policies, namespaces, params, the AdmissionReview)
+// as YAML that [upstream.ParseCase] reads.
+type Case struct {
+	// Name is the name given to ParseCase.
+	Name string
+	// Policies and Bindings are the case's v1 MutatingAdmissionPolicies
+	// and MutatingAdmissionPolicyBindings, as written (not defaulted).
+	Policies []*admissionregistrationv1.MutatingAdmissionPolicy
+	Bindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
+	// Rest is every other document, joined with "---" lines.
+	Rest []byte
+	// All is the whole case, as given to ParseCase.
+	All []byte
+}
+
+// ParseCase splits a multi-document YAML case; name is used in error
+// messages.
+func ParseCase(data []byte, name string) (*Case, error) {
+	c := &Case{Name: name, All: data}
+	var rest [][]byte
+	for _, doc := range bytes.Split(data, []byte("\n---\n")) {
+		var tm metav1.TypeMeta
+		if err := yaml.Unmarshal(doc, &tm); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		switch {
+		case tm.APIVersion == "admissionregistration.k8s.io/v1" && tm.Kind == "MutatingAdmissionPolicy":
+			p := &admissionregistrationv1.MutatingAdmissionPolicy{}
+			if err := yaml.UnmarshalStrict(doc, p); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			c.Policies = append(c.Policies, p)
+		case tm.APIVersion == "admissionregistration.k8s.io/v1" && tm.Kind == "MutatingAdmissionPolicyBinding":
+			b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
+			if err := yaml.UnmarshalStrict(doc, b); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			c.Bindings = append(c.Bindings, b)
+		default:
+			rest = append(rest, doc)
+		}
+	}
+	c.Rest = bytes.Join(rest, []byte("\n---\n"))
+	return c, nil
 }
