@@ -84,6 +84,7 @@ func BenchmarkUpstream(b *testing.B) {
 		release()
 		settle(baseline)
 	}
+	benchMutatingUpstream(b) // mutating_test.go
 }
 
 // cpuNow is the CPU time (user and system, all threads) the process has
@@ -162,6 +163,7 @@ func BenchmarkVapkit(b *testing.B) {
 			})
 		}
 	}
+	benchMutatingVapkit(b) // mutating_test.go
 }
 
 // BenchmarkFloor is the independent floor: the CEL programs the API server

@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 		for _, w := range Workloads() {
 			fmt.Printf("# %s: %s\n", w.Name, w.Shape)
 		}
+		for _, w := range MutatingWorkloads() {
+			fmt.Printf("# %s: %s\n", w.Name, w.Shape)
+		}
 		os.Exit(0)
 	}
 	klog.LogToStderr(false)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
@@ -83,10 +84,17 @@ func validatingPlugin(v admission.ValidationInterface) (*validating.Plugin, erro
 // error (nil when the request is admitted) and the warnings it recorded.
 // The warnings slice is reused by the next call.
 func (d *Direct) Validate(ctx context.Context) (warnings []string, err error) {
+	return d.ValidateObject(ctx, d.cl.c.Object)
+}
+
+// ValidateObject is Validate with obj in place of the request's object:
+// the object a mutating admission phase left, as the API server hands it to
+// the validating plugin after mutation.
+func (d *Direct) ValidateObject(ctx context.Context, obj runtime.Object) (warnings []string, err error) {
 	cl := d.cl
 	req := cl.c.Request
 	dryRun := req.DryRun != nil && *req.DryRun
-	attrs := admission.NewAttributesRecord(cl.c.Object, cl.c.OldObject, cl.kind,
+	attrs := admission.NewAttributesRecord(obj, cl.c.OldObject, cl.kind,
 		req.Namespace, req.Name, cl.resource, cl.subresrc, admission.Operation(req.Operation),
 		cl.c.Options, dryRun, cl.userInfo)
 	actx := audit.WithAuditContext(context.WithoutCancel(ctx))

@@ -1,0 +1,247 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/vapkit/vapkit/conformance/mapdiff"
+	"github.com/vapkit/vapkit/conformance/upstream"
+	"github.com/vapkit/vapkit/policy"
+)
+
+// The MAP benchmarks are sub-benchmarks of BenchmarkUpstream and
+// BenchmarkVapkit (BenchmarkUpstream/map-cluster-100, ...), so run.sh and
+// compare.sh treat them as any other workload.
+
+// upstreamChain is the API server's policy admission of one MAP workload:
+// upstream's mutating dispatcher (conformance/mapdiff's harness: the
+// policies compiled by the mutating plugin's compiler, client-go's type
+// converter, the chain's reinvocation pass) followed by the real
+// validating plugin (conformance/upstream's Direct) on the mutated object.
+type upstreamChain struct {
+	m       *mapdiff.Mutator
+	d       *upstream.Direct // nil when the workload has no VAP
+	release func()
+}
+
+// run admits the request once: the mutated object, or the error that
+// denied the request.
+func (u *upstreamChain) run(ctx context.Context) (k8sruntime.Object, error) {
+	obj, err := u.m.Run(ctx)
+	if err != nil || u.d == nil {
+		return obj, err
+	}
+	_, err = u.d.ValidateObject(ctx, obj)
+	return obj, err
+}
+
+func upstreamChainSetup(tb testing.TB, w MutatingWorkload) *upstreamChain {
+	tb.Helper()
+	data, err := w.Case()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := mapdiff.ParseCase(data, w.Name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(c.Policies) != w.MutatingPolicies {
+		tb.Fatalf("%s: %d MAPs, the workload states %d", w.Name, len(c.Policies), w.MutatingPolicies)
+	}
+	parse := func() *upstream.Case {
+		vc, err := upstream.ParseCase(c.Rest, w.Name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return vc
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m, err := mapdiff.NewMutator(ctx, c, parse())
+	if err != nil {
+		cancel()
+		tb.Fatal(err)
+	}
+	u := &upstreamChain{m: m, release: cancel}
+	vc := parse()
+	if len(vc.Policies) != w.ValidatingPolicies {
+		cancel()
+		tb.Fatalf("%s: %d VAPs, the workload states %d", w.Name, len(vc.Policies), w.ValidatingPolicies)
+	}
+	if len(vc.Policies) > 0 {
+		cl, err := upstream.NewClusterTimeout(context.Background(), vc, setupTimeout)
+		if err != nil {
+			cancel()
+			tb.Fatal(err)
+		}
+		d, release, err := cl.Direct()
+		if err != nil {
+			cl.Close()
+			cancel()
+			tb.Fatal(err)
+		}
+		u.d = d
+		u.release = func() {
+			release()
+			cl.Close()
+			cancel()
+		}
+	}
+	return u
+}
+
+// mutatedWant is the object upstream's chain produces for w: what both
+// sides must produce on every iteration.
+func mutatedWant(tb testing.TB, w MutatingWorkload) k8sruntime.Object {
+	tb.Helper()
+	u := upstreamChainSetup(tb, w)
+	defer u.release()
+	obj, err := u.run(context.Background())
+	if msg := errMessage(err); (err == nil) != w.Allowed || msg != w.Message {
+		tb.Fatalf("upstream %s: allowed=%v message=%q, want allowed=%v message=%q", w.Name, err == nil, msg, w.Allowed, w.Message)
+	}
+	return obj
+}
+
+// checkMutated fails b unless got is semantically equal to want (nil and
+// empty collections equal, quantities by value).
+func checkMutated(tb testing.TB, side, name string, got, want k8sruntime.Object) {
+	if !equality.Semantic.DeepEqual(got, want) {
+		tb.Fatalf("%s %s: the mutated object differs from upstream's", side, name)
+	}
+}
+
+func benchMutatingUpstream(b *testing.B) {
+	baseline := runtime.NumGoroutine()
+	for _, w := range MutatingWorkloads() {
+		var u *upstreamChain
+		var want k8sruntime.Object
+		b.Run(w.Name, func(b *testing.B) {
+			if u == nil {
+				want = mutatedWant(b, w)
+				u = upstreamChainSetup(b, w)
+			}
+			runtime.GC()
+			ctx := context.Background()
+			b.ReportAllocs()
+			cpu := cpuNow()
+			for b.Loop() {
+				obj, err := u.run(ctx)
+				if msg := errMessage(err); (err == nil) != w.Allowed || msg != w.Message {
+					b.Fatalf("upstream %s: allowed=%v message=%q, want allowed=%v message=%q", w.Name, err == nil, msg, w.Allowed, w.Message)
+				}
+				checkMutated(b, "upstream", w.Name, obj, want)
+			}
+			reportCPU(b, cpu)
+		})
+		if u != nil {
+			u.release()
+		}
+		settle(baseline)
+	}
+}
+
+// vapkitMutatingSetup compiles w with vapkit, MAPs and VAPs in one
+// Evaluator as casefile builds it.
+func vapkitMutatingSetup(tb testing.TB, w MutatingWorkload) (*policy.Evaluator, *policy.Request) {
+	tb.Helper()
+	ev, req, _ := vapkitSetup(tb, Workload{Name: w.Name, build: w.build})
+	return ev, req
+}
+
+// vapkitObject is the object the validating policies saw: the mutated one,
+// or the request's when nothing changed it.
+func vapkitObject(d *policy.Decision, req *policy.Request) k8sruntime.Object {
+	if d.Object != nil {
+		return d.Object
+	}
+	return req.Object
+}
+
+func benchMutatingVapkit(b *testing.B) {
+	for _, w := range MutatingWorkloads() {
+		var ev *policy.Evaluator
+		var req *policy.Request
+		var want k8sruntime.Object
+		b.Run(w.Name, func(b *testing.B) {
+			if ev == nil {
+				want = mutatedWant(b, w)
+				ev, req = vapkitMutatingSetup(b, w)
+			}
+			runtime.GC()
+			ctx := context.Background()
+			b.ReportAllocs()
+			cpu := cpuNow()
+			for b.Loop() {
+				d, err := ev.Evaluate(ctx, req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if msg := statusMessage(d); d.Allowed != w.Allowed || msg != w.Message {
+					b.Fatalf("vapkit %s: allowed=%v message=%q, want allowed=%v message=%q", w.Name, d.Allowed, msg, w.Allowed, w.Message)
+				}
+				checkMutated(b, "vapkit", w.Name, vapkitObject(d, req), want)
+			}
+			reportCPU(b, cpu)
+		})
+	}
+}
+
+// invocations counts the mutating (policy, binding, param) invocations of
+// a decision, the reinvocation pass included.
+func invocations(d *policy.Decision) int {
+	n := 0
+	for _, tr := range d.Mutations {
+		if tr.Binding != "" && tr.Outcome != policy.NotMatched && tr.Outcome != policy.Skipped {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMutatingWorkloads checks every MAP workload on both sides: the
+// decision, the stated numbers of policies and invocations, and that
+// vapkit's mutated object is upstream's.
+func TestMutatingWorkloads(t *testing.T) {
+	for _, w := range MutatingWorkloads() {
+		t.Run(w.Name, func(t *testing.T) {
+			if testing.Short() && w.Name == "map-1000-containers" {
+				t.Skip("large workload; run without -short")
+			}
+			want := mutatedWant(t, w)
+			ev, req := vapkitMutatingSetup(t, w)
+			d, err := ev.Evaluate(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := statusMessage(d); d.Allowed != w.Allowed || msg != w.Message {
+				t.Fatalf("vapkit: allowed=%v message=%q, want allowed=%v message=%q", d.Allowed, msg, w.Allowed, w.Message)
+			}
+			if got := invocations(d); got != w.Invocations {
+				for _, tr := range d.Mutations {
+					t.Log(tr.String())
+				}
+				t.Errorf("vapkit: %d mutating invocations, the workload states %d", got, w.Invocations)
+			}
+			if d.Object == nil || equality.Semantic.DeepEqual(d.Object, req.Object) {
+				t.Errorf("vapkit: the MAPs did not change the object")
+			}
+			if !equality.Semantic.DeepEqual(vapkitObject(d, req), want) {
+				t.Errorf("vapkit's mutated object differs from upstream's:\nvapkit:   %s\nupstream: %s", jsonOf(t, vapkitObject(d, req)), jsonOf(t, want))
+			}
+		})
+	}
+}
+
+func jsonOf(t *testing.T, o k8sruntime.Object) string {
+	t.Helper()
+	m, err := k8sruntime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		return fmt.Sprint(err)
+	}
+	return fmt.Sprint(m)
+}
