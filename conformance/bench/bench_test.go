@@ -192,6 +192,7 @@ func BenchmarkFloor(b *testing.B) {
 			reportCPU(b, cpu)
 		})
 	}
+	benchMutatingFloor(b) // mutating_test.go
 }
 
 func BenchmarkCompile(b *testing.B) {
