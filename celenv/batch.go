@@ -343,23 +343,38 @@ func (b *Batch) fastBound(p *Program) (uint64, bool) {
 	if !b.fast || p.fast == nil {
 		return 0, false
 	}
-	return p.boundAt(b.programClass(p))
+	_, bound, ok := b.programBound(p)
+	return bound, ok
 }
 
-// programClass is the size class of the inputs p reads; size-free
-// programs need no sizing.
-func (b *Batch) programClass(p *Program) sizeClass {
+// programBound returns the size class of the inputs p reads, p's
+// estimated bound for them and whether it lets p run untracked. Size-free
+// programs need no sizing. When the class of the largest input is too
+// large, the bound for each path's own size is tried (see mixedBounds): a
+// list of a thousand containers need not make their limits maps a
+// thousand entries long.
+func (b *Batch) programBound(p *Program) (sizeClass, uint64, bool) {
 	if p.sizeFree {
-		return noSizeClass
+		return noSizeClass, p.maxCost[0], true
 	}
 	if p.paths == nil {
-		return noSizeClass // not estimated: never untracked
+		return noSizeClass, 0, false // not estimated: never untracked
 	}
-	var bound uint64
-	for _, path := range p.paths {
-		bound = max(bound, b.sizes.PathBound(path, b.root(inputRoots(path.Root))))
+	var sizes [maxMixedPaths]uint64
+	var top uint64
+	for i, path := range p.paths {
+		s := b.sizes.PathBound(path, b.root(inputRoots(path.Root)))
+		top = max(top, s)
+		if i < len(sizes) {
+			sizes[i] = s
+		}
 	}
-	return classFor(bound)
+	c := classFor(top)
+	if bound, ok := p.boundAt(c); ok || p.mixed == nil {
+		return c, bound, ok
+	}
+	bound, ok := p.mixed.bound(sizes[:len(p.paths)], p.paths)
+	return c, bound, ok
 }
 
 // root returns the input variable r.
@@ -385,8 +400,7 @@ func (b *Batch) check(p *Program, actual uint64) {
 	if !b.mayEstimate || !costcheck.Enabled() {
 		return
 	}
-	c := b.programClass(p)
-	if bound, ok := p.boundAt(c); ok {
+	if c, bound, ok := b.programBound(p); ok {
 		costcheck.Check(p.expression, int(c), actual, bound)
 	}
 }

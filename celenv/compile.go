@@ -61,6 +61,10 @@ type Program struct {
 	// paths lead to the input values whose sizes the bounds assume;
 	// valuePaths to the values of an inputPath expression.
 	paths, valuePaths []*celvalue.Path
+	// mixed estimates bounds for paths of different size classes, for
+	// programs whose uniform bounds run out (see mixedBounds); nil
+	// otherwise.
+	mixed *mixedBounds
 }
 
 // Expression returns the source text.

@@ -125,16 +125,19 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 	}
 	read := pathSet{}
 	pieces := inputPieces(read, checked.NativeRep().Expr(), s.variables)
-	restore := countSelects(checked.NativeRep())
-	defer restore()
-	estimate := func(bound uint64) uint64 {
-		lib := &library.CostEstimator{SizeEstimator: inputSizes{bound: bound, variables: s.variables, pieces: pieces, read: read}}
+	variables := s.variables
+	estimateWith := func(sizes inputSizes) uint64 {
+		sizes.variables, sizes.pieces = variables, pieces
+		lib := &library.CostEstimator{SizeEstimator: sizes}
 		cost, err := env.EstimateCost(checked, upperEstimator{lib})
 		if err != nil {
 			return math.MaxUint64
 		}
 		return cost.Max
 	}
+	restore := countSelects(checked.NativeRep())
+	defer restore()
+	estimate := func(bound uint64) uint64 { return estimateWith(inputSizes{bound: bound, read: read}) }
 	if c := estimate(math.MaxUint64); c <= untrackedLimit {
 		p.sizeFree = true
 		for i := range p.maxCost {
@@ -142,7 +145,15 @@ func (s *Scope) estimateCosts(p *Program, env *cel.Env, checked *cel.Ast) {
 		}
 		return
 	}
-	defer func() { p.paths = read.list(s.env.paths) }()
+	defer func() {
+		p.paths = read.list(s.env.paths)
+		if n := len(p.paths); n > 1 && n <= maxMixedPaths && p.maxCost[len(p.maxCost)-1] > untrackedLimit {
+			p.mixed = &mixedBounds{estimate: func(byPath map[string]uint64, top uint64) uint64 {
+				defer countSelects(checked.NativeRep())()
+				return estimateWith(inputSizes{bound: top, byPath: byPath, read: pathSet{}})
+			}}
+		}
+	}()
 	for i, bound := range sizeClasses {
 		p.maxCost[i] = estimate(bound)
 		if p.maxCost[i] > untrackedLimit {
@@ -352,8 +363,8 @@ func isInputPath(e celast.Expr, variables map[string]*Program) bool {
 // `list.all(e, e ...)` over split strings is common in policies.
 //
 // It adds the paths of the split strings to ps.
-func inputPieces(ps pathSet, root celast.Expr, variables map[string]*Program) map[int64]bool {
-	var ids map[int64]bool
+func inputPieces(ps pathSet, root celast.Expr, variables map[string]*Program) map[int64][]pathSpec {
+	var ids map[int64][]pathSpec
 	celast.PreOrderVisit(root, celast.NewExprVisitor(func(e celast.Expr) {
 		if e.Kind() != celast.ComprehensionKind {
 			return
@@ -367,14 +378,16 @@ func inputPieces(ps pathSet, root celast.Expr, variables map[string]*Program) ma
 			!isInputPath(r.AsCall().Target(), variables) {
 			return
 		}
-		valuePaths(ps, r.AsCall().Target(), variables)
+		split := pathSet{}
+		valuePaths(split, r.AsCall().Target(), variables)
+		maps.Copy(ps, split)
 		name := comp.IterVar()
 		for _, body := range []celast.Expr{comp.LoopCondition(), comp.LoopStep()} {
 			markIdent(body, name, func(id int64) {
 				if ids == nil {
-					ids = map[int64]bool{}
+					ids = map[int64][]pathSpec{}
 				}
-				ids[id] = true
+				ids[id] = append(ids[id], slices.Collect(maps.Values(split))...)
 			})
 		}
 	}))
@@ -436,34 +449,67 @@ func isNull(e celast.Expr) bool {
 type inputSizes struct {
 	bound     uint64
 	variables map[string]*Program
-	// pieces are the identifiers that stand for parts of input strings.
-	pieces map[int64]bool
+	// pieces are the identifiers that stand for parts of input strings,
+	// with the paths of those strings.
+	pieces map[int64][]pathSpec
 	// read collects the paths of the values given the bound.
 	read pathSet
+	// byPath, when set, holds a smaller bound for some paths (keyed by
+	// celvalue.PathKey); see mixedBounds.
+	byPath map[string]uint64
 }
 
 func (s inputSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 	if s.bound == math.MaxUint64 {
 		return nil // unknown: cel-go's own unbounded estimate
 	}
-	if e := n.Expr(); e != nil && s.pieces[e.ID()] {
-		return &checker.SizeEstimate{Min: 0, Max: s.bound}
+	if e := n.Expr(); e != nil {
+		if strs, ok := s.pieces[e.ID()]; ok {
+			b := s.bound
+			if s.byPath != nil && len(strs) > 0 {
+				b = 0
+				for _, q := range strs {
+					b = max(b, s.pathBound(q.root, q.fields))
+				}
+			}
+			return &checker.SizeEstimate{Min: 0, Max: b}
+		}
 	}
 	path := n.Path()
 	if len(path) == 0 {
 		return nil
 	}
 	if r := rootNames[path[0]]; r != 0 {
-		s.read.add(r, estimatorSteps(path[1:]))
-		return &checker.SizeEstimate{Min: 0, Max: s.bound}
+		steps := estimatorSteps(path[1:])
+		s.read.add(r, steps)
+		return &checker.SizeEstimate{Min: 0, Max: s.pathBound(r, steps)}
 	}
 	if path[0] == variablesVar && len(path) >= 2 {
 		if v := s.variables[path[1]]; v != nil && v.inputPath {
-			s.read.addUnder(v.valuePaths, estimatorSteps(path[2:]))
-			return &checker.SizeEstimate{Min: 0, Max: s.bound}
+			rest := estimatorSteps(path[2:])
+			s.read.addUnder(v.valuePaths, rest)
+			b := s.bound
+			if s.byPath != nil && len(v.valuePaths) > 0 {
+				b = 0
+			}
+			for _, q := range v.valuePaths {
+				b = max(b, s.pathBound(inputRoots(q.Root), slices.Concat(q.Fields, rest)))
+			}
+			return &checker.SizeEstimate{Min: 0, Max: b}
 		}
 	}
 	return nil
+}
+
+// pathBound is the size bound of the values at the path of root and steps.
+func (s inputSizes) pathBound(root inputRoots, steps []string) uint64 {
+	if s.byPath == nil {
+		return s.bound
+	}
+	if b, ok := s.byPath[celvalue.PathKey(uint8(root), steps)]; ok {
+		return b
+	}
+	return s.bound
 }
 
 func (inputSizes) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
 
 	"github.com/vapkit/vapkit/celenv"
 )
@@ -96,5 +97,59 @@ func TestSessionReset(t *testing.T) {
 	session.Reset()
 	if got := cost(); got <= short {
 		t.Errorf("after Reset: bound %d, want more than %d for a longer name", got, short)
+	}
+}
+
+// TestUntrackedMixedSizes checks that an expression over a long list of
+// small values runs untracked when the bound for each path's own size
+// allows it, although the bound for the longest list's size everywhere
+// does not, and that the bound it charges is at least the measured cost.
+func TestUntrackedMixedSizes(t *testing.T) {
+	env, err := celenv.New(celenv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := env.NewScope(celenv.ScopeOptions{Params: true})
+	pod := func(n int, limit string) map[string]any {
+		cs := make([]any, n)
+		for i := range cs {
+			cs[i] = map[string]any{"image": "registry.example.com/web:1.0", "resources": map[string]any{"limits": map[string]any{"cpu": "1", "memory": limit}}}
+		}
+		return map[string]any{"spec": map[string]any{"containers": cs}}
+	}
+	params := map[string]any{"data": map[string]any{"registries": "quay.example.com/,registry.example.com/"}}
+	for _, tc := range []struct {
+		expr      string
+		n         int
+		untracked bool
+	}{
+		{"object.spec.containers.all(c, 'cpu' in c.resources.limits && 'memory' in c.resources.limits)", 1000, true},
+		{"object.spec.containers.all(c, quantity(c.resources.limits.memory).compareTo(quantity('8Gi')) <= 0)", 1000, true},
+		{"object.spec.containers.all(c, params.data.registries.split(',').exists(r, c.image.startsWith(r)))", 1000, true},
+		{"object.spec.containers.all(c, params.data.registries.split(',').exists(r, c.image.startsWith(r)))", 1, true},
+		// Quadratic in the list: no bound lets it run untracked.
+		{"object.spec.containers.all(c, object.spec.containers.exists(d, d.image == c.image))", 1000, false},
+	} {
+		p := scope.Compile(tc.expr, celenv.Decls{}, cel.BoolType)
+		if p.Err() != nil {
+			t.Fatalf("%s: %v", tc.expr, p.Err())
+		}
+		in := &celenv.Input{Object: pod(tc.n, "1Gi"), Params: params}
+		for range 2 { // the second time from the remembered bound
+			estimated, err := scope.NewBatch(t.Context(), new(celenv.Session), in, runtimeBudget).Eval(p)
+			if err != nil || estimated.Err != nil || estimated.Value != types.True {
+				t.Fatalf("%s on %d containers: Eval() = %+v, %v", tc.expr, tc.n, estimated, err)
+			}
+			if estimated.Estimated != tc.untracked {
+				t.Errorf("%s on %d containers: estimated %v (cost %d), want %v", tc.expr, tc.n, estimated.Estimated, estimated.Cost, tc.untracked)
+			}
+			measured, err := scope.NewBatch(t.Context(), &celenv.Session{Measure: true}, in, runtimeBudget).Eval(p)
+			if err != nil || measured.Estimated {
+				t.Fatalf("%s: measured Eval() = %+v, %v", tc.expr, measured, err)
+			}
+			if measured.Cost > estimated.Cost {
+				t.Errorf("%s on %d containers: measured cost %d above the charged bound %d", tc.expr, tc.n, measured.Cost, estimated.Cost)
+			}
+		}
 	}
 }
