@@ -36,7 +36,9 @@ type Tester struct {
 	resources ResourceMapper
 }
 
-// NewTester compiles the policies and bindings of m. The fields of opts
+// NewTester compiles the policies and bindings of m, mutating ones
+// (m.MutatingPolicies and m.MutatingBindings, added to those of opts)
+// included. The fields of opts
 // that are nil are filled from m the way a cluster holding m would answer:
 //
 //   - Params: a [params.Static] of m.Objects; a namespaced object without a
@@ -96,6 +98,8 @@ func NewTester(m *manifest.Set, opts Options) (*Tester, error) {
 		}
 		opts.Namespaces = known
 	}
+	opts.MutatingPolicies = slices.Concat(m.MutatingPolicies, opts.MutatingPolicies)
+	opts.MutatingBindings = slices.Concat(m.MutatingBindings, opts.MutatingBindings)
 	ev, err := Compile(m.Policies, m.Bindings, opts)
 	if err != nil {
 		return nil, err

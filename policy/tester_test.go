@@ -369,3 +369,55 @@ func TestTesterRefusesWhatStrictDecodingRejects(t *testing.T) {
 		t.Errorf("CheckCreate(valid) error = %v", err)
 	}
 }
+
+// TestTesterMutatingPolicies: NewTester compiles the mutating policies of
+// the manifests, and the validating ones see what they made of the object.
+func TestTesterMutatingPolicies(t *testing.T) {
+	tester := newTester(t, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: owner}
+spec:
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: "Object{metadata: Object.metadata{labels: {'owner': 'platform'}}}"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: owner}
+spec: {policyName: owner}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: owned}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - expression: "object.metadata.labels.owner == 'platform'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: owned}
+spec: {policyName: owned, validationActions: [Deny]}
+`)
+	req, err := tester.Request(admissionv1.Create, testerDeployment("a", "d", 1, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := tester.Evaluator().Evaluate(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Allowed {
+		t.Fatalf("Evaluate() denied: %v", d.Status.Message)
+	}
+	if got := d.Object.(*appsv1.Deployment).Labels["owner"]; got != "platform" {
+		t.Errorf("owner label = %q, want platform", got)
+	}
+}

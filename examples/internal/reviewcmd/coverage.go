@@ -19,7 +19,10 @@ type coverage struct {
 
 // policyCoverage is the coverage of one policy.
 type policyCoverage struct {
-	Policy      string               `json:"policy"`
+	Policy string `json:"policy"`
+	// Kind is MutatingAdmissionPolicy for mutating policies; empty for
+	// validating ones.
+	Kind        string               `json:"kind,omitempty"`
 	Expressions []expressionCoverage `json:"expressions"`
 	Bindings    []bindingCoverage    `json:"bindings"`
 }
@@ -29,7 +32,10 @@ type policyCoverage struct {
 // boolean results; for message expressions, audit annotations and
 // variables of other types a value counts as True and, for audit
 // annotations, null or "" (no annotation) as False. A variable counts once
-// per evaluation that read it.
+// per evaluation that read it (each mutation of a mutating policy
+// evaluates afresh the variables it reads). For the mutations of mutating
+// policies, True counts the evaluations that changed the object and False
+// those that left it as it was.
 type expressionCoverage struct {
 	// Path is the expression's field path, e.g. spec.validations[0].expression.
 	Path string `json:"path"`
@@ -51,94 +57,145 @@ type bindingCoverage struct {
 	Matched int    `json:"matched"`
 }
 
+// policyKey identifies a policy: validating and mutating policies may
+// share a name.
+type policyKey struct {
+	mutating bool
+	name     string
+}
+
+// bindingKey identifies a binding of a policy.
+type bindingKey struct {
+	policy  policyKey
+	binding string
+}
+
 // measureCoverage builds the coverage of a suite from its tests' decisions.
 func measureCoverage(file string, m *manifest.Set, outs []testOutcome) *coverage {
 	c := &coverage{Suite: file}
-	byPolicy := map[string]*policyCoverage{}
-	exprIndex := map[string]map[string]int{}
-	for _, p := range m.Policies {
-		pc := &policyCoverage{Policy: p.Name}
-		idx := map[string]int{}
-		add := func(path string, traced bool) {
-			idx[path] = len(pc.Expressions)
-			pc.Expressions = append(pc.Expressions, expressionCoverage{Path: path, Traced: traced})
+	byPolicy := map[policyKey]*policyCoverage{}
+	exprIndex := map[policyKey]map[string]int{}
+	var order []policyKey
+	declare := func(key policyKey, paths []string) {
+		pc := &policyCoverage{Policy: key.name}
+		if key.mutating {
+			pc.Kind = "MutatingAdmissionPolicy"
 		}
+		idx := map[string]int{}
+		for _, path := range paths {
+			idx[path] = len(pc.Expressions)
+			pc.Expressions = append(pc.Expressions, expressionCoverage{Path: path, Traced: true})
+		}
+		byPolicy[key], exprIndex[key] = pc, idx
+		order = append(order, key)
+	}
+	// Mutating policies first: the API server runs them first.
+	for _, p := range m.MutatingPolicies {
+		var paths []string
 		for i := range p.Spec.MatchConditions {
-			add(fmt.Sprintf("spec.matchConditions[%d].expression", i), true)
+			paths = append(paths, fmt.Sprintf("spec.matchConditions[%d].expression", i))
 		}
 		for i := range p.Spec.Variables {
-			add(fmt.Sprintf("spec.variables[%d].expression", i), true)
+			paths = append(paths, fmt.Sprintf("spec.variables[%d].expression", i))
+		}
+		for i, mu := range p.Spec.Mutations {
+			switch {
+			case mu.ApplyConfiguration != nil:
+				paths = append(paths, fmt.Sprintf("spec.mutations[%d].applyConfiguration.expression", i))
+			case mu.JSONPatch != nil:
+				paths = append(paths, fmt.Sprintf("spec.mutations[%d].jsonPatch.expression", i))
+			}
+		}
+		declare(policyKey{mutating: true, name: p.Name}, paths)
+	}
+	for _, p := range m.Policies {
+		var paths []string
+		for i := range p.Spec.MatchConditions {
+			paths = append(paths, fmt.Sprintf("spec.matchConditions[%d].expression", i))
+		}
+		for i := range p.Spec.Variables {
+			paths = append(paths, fmt.Sprintf("spec.variables[%d].expression", i))
 		}
 		for i, v := range p.Spec.Validations {
-			add(fmt.Sprintf("spec.validations[%d].expression", i), true)
+			paths = append(paths, fmt.Sprintf("spec.validations[%d].expression", i))
 			if v.MessageExpression != "" {
-				add(fmt.Sprintf("spec.validations[%d].messageExpression", i), true)
+				paths = append(paths, fmt.Sprintf("spec.validations[%d].messageExpression", i))
 			}
 		}
 		for i := range p.Spec.AuditAnnotations {
-			add(fmt.Sprintf("spec.auditAnnotations[%d].valueExpression", i), true)
+			paths = append(paths, fmt.Sprintf("spec.auditAnnotations[%d].valueExpression", i))
 		}
-		byPolicy[p.Name] = pc
-		exprIndex[p.Name] = idx
-		c.Policies = append(c.Policies, *pc)
+		declare(policyKey{name: p.Name}, paths)
 	}
-	bindIndex := map[[2]string]int{}
-	for _, b := range m.Bindings {
-		pc, ok := byPolicy[b.Spec.PolicyName]
-		if !ok {
-			continue
+	bindIndex := map[bindingKey]int{}
+	addBinding := func(key policyKey, name string) {
+		if pc, ok := byPolicy[key]; ok {
+			bindIndex[bindingKey{key, name}] = len(pc.Bindings)
+			pc.Bindings = append(pc.Bindings, bindingCoverage{Binding: name})
 		}
-		bindIndex[[2]string{b.Spec.PolicyName, b.Name}] = len(pc.Bindings)
-		pc.Bindings = append(pc.Bindings, bindingCoverage{Binding: b.Name})
+	}
+	for _, b := range m.Bindings {
+		addBinding(policyKey{name: b.Spec.PolicyName}, b.Name)
+	}
+	for _, b := range m.MutatingBindings {
+		addBinding(policyKey{mutating: true, name: b.Spec.PolicyName}, b.Name)
 	}
 	for _, o := range outs {
 		if o.decision == nil {
 			continue
 		}
-		matched := map[[2]string]bool{}
-		for _, tr := range o.decision.Trace {
-			pc, ok := byPolicy[tr.Policy]
-			if !ok {
-				continue
-			}
-			if tr.Outcome != policy.NotMatched {
-				matched[[2]string{tr.Policy, tr.Binding}] = true
-			}
-			for _, et := range tr.Expressions {
-				if et.Path == nil {
-					continue
-				}
-				path := et.Path.String()
-				i, ok := exprIndex[tr.Policy][path]
+		// One test counts once per binding, whatever its params and
+		// passes.
+		matched := map[bindingKey]bool{}
+		count := func(mutating bool, traces []policy.PolicyTrace) {
+			for _, tr := range traces {
+				key := policyKey{mutating: mutating, name: tr.Policy}
+				pc, ok := byPolicy[key]
 				if !ok {
 					continue
 				}
-				e := &pc.Expressions[i]
-				switch {
-				case et.Outcome == policy.Errored:
-					e.Error++
-				case et.Outcome == policy.Failed:
-					e.False++
-				case et.Outcome == policy.Passed && strings.HasPrefix(path, "spec.auditAnnotations") && (et.Value == "" || et.Value == "null"):
-					e.False++ // no annotation
-				case et.Outcome == policy.Passed:
-					e.True++
+				if tr.Outcome != policy.NotMatched && tr.Binding != "" {
+					matched[bindingKey{key, tr.Binding}] = true
+				}
+				for _, et := range tr.Expressions {
+					if et.Path == nil {
+						continue
+					}
+					path := et.Path.String()
+					if i, ok := exprIndex[key][path]; ok {
+						countExpression(&pc.Expressions[i], path, et)
+					}
 				}
 			}
 		}
-		// One test counts once per binding, whatever its params.
+		count(true, o.decision.Mutations)
+		count(false, o.decision.Trace)
 		for k := range matched {
-			if pc, ok := byPolicy[k[0]]; ok {
-				if i, ok := bindIndex[k]; ok {
-					pc.Bindings[i].Matched++
-				}
+			if i, ok := bindIndex[k]; ok {
+				byPolicy[k.policy].Bindings[i].Matched++
 			}
 		}
 	}
-	for i := range c.Policies {
-		c.Policies[i] = *byPolicy[c.Policies[i].Policy]
+	for _, key := range order {
+		c.Policies = append(c.Policies, *byPolicy[key])
 	}
 	return c
+}
+
+// countExpression counts one evaluation of the expression at path.
+func countExpression(e *expressionCoverage, path string, et policy.ExprTrace) {
+	switch {
+	case et.Outcome == policy.Errored:
+		e.Error++
+	case et.Outcome == policy.Failed:
+		e.False++
+	case et.Outcome == policy.Passed && strings.HasPrefix(path, "spec.auditAnnotations") && (et.Value == "" || et.Value == "null"):
+		e.False++ // no annotation
+	case et.Outcome == policy.Passed && strings.HasPrefix(path, "spec.mutations") && et.Value != "changed":
+		e.False++ // the object is unchanged
+	case et.Outcome == policy.Passed:
+		e.True++
+	}
 }
 
 // writeCoverage writes the coverage tables of a run in text.
@@ -149,6 +206,9 @@ func writeCoverage(w io.Writer, covs []*coverage) error {
 		tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "  POLICY\tEXPRESSION\tTRUE\tFALSE\tERROR\t")
 		for _, p := range c.Policies {
+			if p.Kind != "" {
+				p.Policy += " (mutating)"
+			}
 			for _, e := range p.Expressions {
 				note := ""
 				switch {

@@ -32,6 +32,14 @@ type expectation struct {
 	hasWarns   bool
 	warnsLine  int
 	auditAnnos []annotationExpectation // sorted by key
+	// object, objectContains and patch are the checked YAML nodes of
+	// those fields; nil when absent (objectexpect.go).
+	object, objectContains, patch *yaml.Node
+	objectLine, patchLine         int
+	// fixedLine, when not 0, is the line every object check reports: the
+	// nodes were rebuilt from decoded data and their own lines mean
+	// nothing.
+	fixedLine int
 }
 
 // denyExpectation constrains a rejection.
@@ -94,11 +102,24 @@ type mismatch struct {
 	line      int
 	path      string
 	want, got string
+	// diff is the line diff of want and got, for multi-line values; ""
+	// shows want and got on a line each.
+	diff string
 }
 
-// check compares the projection of a response with e and returns every
-// failed check, in the order of the fields of the format.
-func (e *expectation) check(got casefile.Comparable) []mismatch {
+// failure converts m into a failure of the expectation in file.
+func (m mismatch) failure(file string) failure {
+	diff := m.diff
+	if diff == "" {
+		diff = "- " + m.want + "\n+ " + m.got
+	}
+	return failure{Location: fmt.Sprintf("%s:%d", file, m.line), Field: m.path, Want: m.want, Got: m.got, Diff: diff}
+}
+
+// check compares the projection of a response, and what the decision made
+// of the request's object, with e and returns every failed check, in the
+// order of the fields of the format.
+func (e *expectation) check(got casefile.Comparable, m *mutated) []mismatch {
 	var out []mismatch
 	add := func(line int, path, want, got string) {
 		out = append(out, mismatch{line: line, path: path, want: want, got: got})
@@ -143,7 +164,7 @@ func (e *expectation) check(got casefile.Comparable) []mismatch {
 			add(a.value.line, path, a.value.String(), strconv.Quote(v))
 		}
 	}
-	return out
+	return e.checkMutated(m, out)
 }
 
 // docError builds the located error of an expectation document.
@@ -309,6 +330,9 @@ func (p *expectationParser) parse(n *yaml.Node) (*expectation, error) {
 		return nil, err
 	}
 	e := &expectation{}
+	if p.fixedLines {
+		e.fixedLine = p.docLine
+	}
 	var allowSet, denySet bool
 	var apiVersion, kind string
 	for _, f := range fs {
@@ -342,8 +366,16 @@ func (p *expectationParser) parse(n *yaml.Node) (*expectation, error) {
 			e.warnings, err = p.warnings(v)
 		case "auditAnnotations":
 			e.auditAnnos, err = p.annotations(v)
+		case "object":
+			e.objectLine = p.lineOf(k)
+			e.object, err = p.objectNode(v, k.Value, true)
+		case "objectContains":
+			e.objectContains, err = p.objectNode(v, k.Value, false)
+		case "patch":
+			e.patchLine = p.lineOf(k)
+			e.patch, err = p.patchNode(v)
 		default:
-			err = p.errf(k, k.Value, "unknown field; want apiVersion, kind, metadata, allow, deny, warnings, auditAnnotations or skip")
+			err = p.errf(k, k.Value, "unknown field; want apiVersion, kind, metadata, allow, deny, warnings, auditAnnotations, object, objectContains, patch or skip")
 		}
 		if err != nil {
 			return nil, err

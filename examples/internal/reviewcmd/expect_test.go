@@ -94,7 +94,7 @@ func TestExpectationFormat(t *testing.T) {
 				t.Errorf("skip = %q, want %q", e.skip, tc.skip)
 			}
 			var got []string
-			for _, m := range e.check(tc.got) {
+			for _, m := range e.check(tc.got, &mutated{}) {
 				got = append(got, strconv.Itoa(m.line)+" "+m.path)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

@@ -58,7 +58,12 @@ func writeText(w io.Writer, r *report) error {
 				fmt.Fprintf(&b, "--- ERROR: %s\n", c.Name)
 				indent(&b, "    ", c.Error)
 			case statusFail:
-				fmt.Fprintf(&b, "--- FAIL: %s\n", c.Name)
+				if c.inSuite {
+					// A suite's tests share a file: name the test's line.
+					fmt.Fprintf(&b, "--- FAIL: %s (%s)\n", c.Name, c.File)
+				} else {
+					fmt.Fprintf(&b, "--- FAIL: %s\n", c.Name)
+				}
 				if r.verbose && c.Response != nil {
 					indent(&b, "    ", describeResponse(c.Response))
 				}

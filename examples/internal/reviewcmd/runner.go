@@ -48,6 +48,9 @@ type caseResult struct {
 	Failures []failure `json:"failures,omitempty"`
 	// Response is the compared part of the response vapkit gave.
 	Response *casefile.Comparable `json:"response,omitempty"`
+
+	// inSuite: a test of a suite, whose File is "file:line".
+	inSuite bool
 }
 
 // failure is one unmet expectation.
@@ -399,21 +402,30 @@ func (r *runner) runCase(ctx context.Context, ref caseRef) caseResult {
 		res.Status, res.SkipReason = statusSkip, exp.yaml.skip
 		return res
 	}
-	resp, err := l.c.ReviewWith(ctx, r.opts)
+	ev, req, err := l.c.CompileWith(r.opts)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", ref.file, err))
 	}
-	got := casefile.Project(resp)
+	d, err := ev.Evaluate(ctx, req)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", ref.file, err))
+	}
+	ar := l.c.AdmissionReview.Request
+	got := casefile.Project(d.AdmissionResponse(ar.UID))
 	res.Response = &got
 	if exp.yaml != nil {
-		for _, m := range exp.yaml.check(got) {
-			res.Failures = append(res.Failures, failure{
-				Location: fmt.Sprintf("%s:%d", exp.file, m.line),
-				Field:    m.path,
-				Want:     m.want,
-				Got:      m.got,
-				Diff:     "- " + m.want + "\n+ " + m.got,
-			})
+		raw := ar.Object.Raw
+		if len(raw) == 0 || string(raw) == "null" {
+			if raw, err = objectJSON(req.Object); err != nil {
+				return fail(fmt.Errorf("%s: %w", ref.file, err))
+			}
+		}
+		m, err := mutatedOf(raw, d)
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", ref.file, err))
+		}
+		for _, mm := range exp.yaml.check(got, m) {
+			res.Failures = append(res.Failures, mm.failure(exp.file))
 		}
 	} else if f := checkExpected(exp.file, exp.expected, got); f != nil {
 		res.Failures = append(res.Failures, *f)

@@ -52,6 +52,7 @@ func TestSchemaMatchesTypes(t *testing.T) {
 		{"$defs.expect", schema.Defs["expect"].Properties, expectFields},
 		{"$defs.expectation", schema.Defs["expectation"].Properties, append([]string{"apiVersion", "kind", "metadata"}, expectFields...)},
 		{"$defs.deny", denyObject, denyFields},
+		{"$defs.patchOperation", schema.Defs["patchOperation"].Properties, patchOpFields},
 	}
 	for _, tc := range tests {
 		var got []string

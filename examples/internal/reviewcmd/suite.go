@@ -124,7 +124,7 @@ type Expect struct {
 
 // expectFields are the fields of an expectation in a suite, for the schema
 // test.
-var expectFields = []string{"allow", "deny", "warnings", "auditAnnotations", "skip"}
+var expectFields = []string{"allow", "deny", "warnings", "auditAnnotations", "object", "objectContains", "patch", "skip"}
 
 // denyFields are the fields of a deny mapping.
 var denyFields = []string{"message", "code", "reason"}

@@ -55,6 +55,8 @@ func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
 		indexDocs(f, docs, m, where)
 		all.Policies = append(all.Policies, m.Policies...)
 		all.Bindings = append(all.Bindings, m.Bindings...)
+		all.MutatingPolicies = append(all.MutatingPolicies, m.MutatingPolicies...)
+		all.MutatingBindings = append(all.MutatingBindings, m.MutatingBindings...)
 		all.Namespaces = append(all.Namespaces, m.Namespaces...)
 		all.CRDs = append(all.CRDs, m.CRDs...)
 		for _, o := range m.Objects {
@@ -104,9 +106,19 @@ type located struct {
 // the document each was read from: they are the file's documents of those
 // kinds, in order.
 func indexDocs(file string, docs []manifest.Document, m *manifest.Set, where map[k8sruntime.Object]located) {
-	var pi, bi int
+	var pi, bi, mpi, mbi int
 	for _, d := range docs {
 		switch d.Object.(type) {
+		case *admissionregistrationv1.MutatingAdmissionPolicy:
+			if mpi < len(m.MutatingPolicies) {
+				where[m.MutatingPolicies[mpi]] = located{file, d}
+			}
+			mpi++
+		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+			if mbi < len(m.MutatingBindings) {
+				where[m.MutatingBindings[mbi]] = located{file, d}
+			}
+			mbi++
 		case *admissionregistrationv1.ValidatingAdmissionPolicy:
 			if pi < len(m.Policies) {
 				where[m.Policies[pi]] = located{file, d}
@@ -191,7 +203,7 @@ func suiteName(ls *loadedSuite) string {
 // run runs one test.
 func (cs *compiledSuite) run(ctx context.Context, t *SuiteTest) testOutcome {
 	file := cs.ls.file
-	res := caseResult{Name: t.Name, File: fmt.Sprintf("%s:%d", file, t.line), Expectation: file}
+	res := caseResult{Name: t.Name, File: fmt.Sprintf("%s:%d", file, t.line), Expectation: file, inSuite: true}
 	fail := func(err error) testOutcome {
 		res.Status, res.Error = statusError, err.Error()
 		return testOutcome{res: res}
@@ -210,14 +222,16 @@ func (cs *compiledSuite) run(ctx context.Context, t *SuiteTest) testOutcome {
 	}
 	got := casefile.Project(d.AdmissionResponse("vapkit-suite"))
 	res.Response = &got
-	for _, m := range t.Expect.e.check(got) {
-		res.Failures = append(res.Failures, failure{
-			Location: fmt.Sprintf("%s:%d", file, m.line),
-			Field:    m.path,
-			Want:     m.want,
-			Got:      m.got,
-			Diff:     "- " + m.want + "\n+ " + m.got,
-		})
+	raw, err := objectJSON(req.Object)
+	if err != nil {
+		return fail(fmt.Errorf("%s:%d: %w", file, t.line, err))
+	}
+	m, err := mutatedOf(raw, d)
+	if err != nil {
+		return fail(fmt.Errorf("%s:%d: %w", file, t.line, err))
+	}
+	for _, mm := range t.Expect.e.check(got, m) {
+		res.Failures = append(res.Failures, mm.failure(file))
 	}
 	res.Status = statusPass
 	if len(res.Failures) > 0 {
