@@ -32,8 +32,9 @@ func ValidateMutatingPolicy(env *celenv.Env, p *admissionregistrationv1.Mutating
 
 // ValidateMutatingPolicyUpdate returns the errors the API server's update
 // validation reports when old is replaced by p: expressions old already held
-// compile in the StoredExpressions environment (mutation expressions are
-// looked up among old's mutations of both patch types), and match conditions
+// compile in the StoredExpressions environment (mutation expressions of
+// both patch types are looked up among old's applyConfiguration
+// expressions, as upstream's validateJSONPatch does), and match conditions
 // are skipped when neither they nor paramKind changed. A nil old makes it
 // [ValidateMutatingPolicy].
 func ValidateMutatingPolicyUpdate(env *celenv.Env, p, old *admissionregistrationv1.MutatingAdmissionPolicy) field.ErrorList {

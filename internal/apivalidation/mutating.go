@@ -35,9 +35,14 @@ var (
 // defaults; neither is modified. A nil old validates a create. On update,
 // match conditions are not validated when neither they nor paramKind
 // changed, and an expression old already held is checked in the
-// StoredExpressions environment; mutation expressions of either patch type
-// are looked up among old's mutation expressions of both types (upstream
-// files them in one set).
+// StoredExpressions environment. Mutation expressions of both patch types
+// are looked up among old's applyConfiguration expressions only: upstream
+// files old's JSON patch expressions in a set of their own that
+// validateJSONPatch never reads (it reads the applyConfiguration set).
+// Variables and mutations compile with `variables` declared even when the
+// policy has none (upstream's MAP validation always composes), so a
+// reference to an undeclared variable is "undefined field", not
+// "undeclared reference".
 func ValidateMutatingPolicy(c Compiler, p, old *admissionregistrationv1.MutatingAdmissionPolicy) field.ErrorList {
 	if p == nil {
 		return field.ErrorList{field.Required(nil, "a MutatingAdmissionPolicy is required")}
@@ -53,9 +58,6 @@ func ValidateMutatingPolicy(c Compiler, p, old *admissionregistrationv1.Mutating
 		for _, m := range old.Spec.Mutations {
 			if m.ApplyConfiguration != nil {
 				mutations[m.ApplyConfiguration.Expression] = true
-			}
-			if m.JSONPatch != nil {
-				mutations[m.JSONPatch.Expression] = true
 			}
 		}
 		skipMatchConditions = reflect.DeepEqual(p.Spec.ParamKind, old.Spec.ParamKind) &&
@@ -86,13 +88,13 @@ func ValidateMutatingPolicy(c Compiler, p, old *admissionregistrationv1.Mutating
 	if !skipMatchConditions {
 		errs = append(errs, validateMatchConditions(scope, spec.MatchConditions, stored.matchConditions, path.Child("matchConditions"))...)
 	}
-	if len(spec.Variables) > 0 {
-		scope.Compose()
-		for i := range spec.Variables {
-			// Variables are looked up among validation expressions, which a
-			// mutating policy has none of.
-			errs = append(errs, validateVariable(scope, &spec.Variables[i], nil, path.Child("variables").Index(i))...)
-		}
+	// Match conditions compile statelessly; everything after them in a
+	// composing scope, variables or not (createCompiler(true)).
+	scope.Compose()
+	for i := range spec.Variables {
+		// Variables are looked up among validation expressions, which a
+		// mutating policy has none of.
+		errs = append(errs, validateVariable(scope, &spec.Variables[i], nil, path.Child("variables").Index(i))...)
 	}
 	if len(spec.Mutations) == 0 {
 		errs = append(errs, field.Required(path.Child("mutations"), "mutations must contain at least one item"))
