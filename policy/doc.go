@@ -36,8 +36,8 @@
 // it (Decision.Patch, sent by [Decision.AdmissionResponse]) and the trace of
 // the mutations (Decision.Mutations). Schemas of built-in kinds ship with
 // the library; those of custom resources come from [Options].CRDs. The API
-// server also runs kube-apiserver's defaulting functions after each
-// mutation; k8s.io/api does not ship them and vapkit does not default.
+// server also defaults the object after each mutation, and vapkit does not
+// (see "Not modelled" below).
 //
 // # Concurrency
 //
@@ -116,6 +116,37 @@
 // exceeded" there and in "lists.range: size 1100000 exceeds maximum allowed
 // (1000000)" in vapkit (the only divergence of conformance/v1_36: 4 of 288
 // cases, all this one).
+//
+// Not modelled either: defaulting after a mutation. The mutating policy
+// plugin defaults the object after every successful mutation
+// (k8s.io/apiserver@v0.37.2 pkg/admission/plugin/policy/mutating/
+// dispatcher.go, dispatchOne: the patched object is converted back to its
+// typed form and passed to ObjectInterfaces.GetObjectDefaulter().Default
+// before it replaces the versioned object), so the next mutation, the
+// reinvocation pass, the validating policies and storage all see the
+// defaulted object. The request handlers pass their RequestScope as the
+// ObjectInterfaces (pkg/endpoints/handlers/create.go, mutatingAdmission.Admit
+// with scope; update.go and patch.go alike), whose Defaulter
+// (pkg/endpoints/installer.go, a.group.Defaulter) is, in kube-apiserver,
+// the scheme holding the defaulting functions of k8s.io/kubernetes
+// pkg/apis/*/v1 and, for custom resources, the CRD handler's
+// unstructuredDefaulter, which applies the structural schema's defaults
+// (k8s.io/apiextensions-apiserver@v0.37.2
+// pkg/apiserver/customresource_handler.go, unstructuredDefaulter.Default).
+// k8s.io/api does not ship the built-in defaulting functions and vapkit
+// applies no defaults, neither to the request's object (the API server
+// defaulted it when decoding; vapkit takes it as given) nor after a
+// mutation. So a field a mutation adds reaches the next mutations, the
+// validating policies, Decision.Object and Decision.Patch without the
+// fields the server would default inside it: a container added by an apply
+// configuration or a JSON patch lacks terminationMessagePath,
+// terminationMessagePolicy and imagePullPolicy, a new port its protocol, a
+// custom resource's new field its schema defaults. Mutations that only set
+// values the server never defaults are unaffected. The conformance
+// harnesses default with client-go's scheme, which registers no defaulting
+// functions (conformance/mapdiff/upstream.go and
+// conformance/upstream/mapper.go, GetObjectDefaulter), so they share this
+// limit and cannot show it; a kube-apiserver can.
 //
 // Changes that cannot alter what vapkit computes, and why:
 //
