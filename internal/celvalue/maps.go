@@ -9,6 +9,7 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // typedMap is a lazy CEL map over a struct (info set) or a Go map with
@@ -25,8 +26,9 @@ type typedMap struct {
 	// tags and vals hold the first converted entries read (nil vals for
 	// absent ones) inline, since expressions read few entries of each
 	// map. A struct's field names[i] is in vals[k] when tags[k] is i+1,
-	// so four fit; a Go map's entry is the key and the value in vals[k]
-	// and vals[k+1] when tags[k] is set for an even k, so two fit.
+	// so six fit (a container's image, name, resources, securityContext
+	// and probes); a Go map's entry is the key and the value in vals[k]
+	// and vals[k+1] when tags[k] is set for an even k, so three fit.
 	tags [inlineCache]uint16
 	vals [inlineCache]ref.Val
 	// ext holds what few maps need: more cached entries, the sorted keys.
@@ -58,7 +60,7 @@ type cachedField struct {
 // to a list (its first extCache in the ext itself) up to listCache, then
 // to a map.
 const (
-	inlineCache = 4
+	inlineCache = 6
 	extCache    = 4
 	listCache   = 32
 )
@@ -104,6 +106,8 @@ func (x *typedMapExt) remember(name string, v ref.Val) {
 		x.more, x.buf = nil, [extCache]cachedField{}
 	}
 }
+
+var resourceListType = reflect.TypeFor[corev1.ResourceList]()
 
 var (
 	_ traits.Mapper = (*typedMap)(nil)
@@ -177,6 +181,13 @@ func (m *typedMap) entry(name string, key ref.Val) (ref.Val, bool) {
 	if m.strMap != nil {
 		if str, ok := m.strMap[name]; ok {
 			out = types.String(str)
+		}
+	} else if m.v.Type() == resourceListType && m.v.CanInterface() {
+		// Resource lists are read often (limits, requests): index the
+		// map itself rather than copying the Quantity out through
+		// reflect and converting it as any custom converter.
+		if q, ok := m.v.Interface().(corev1.ResourceList)[corev1.ResourceName(name)]; ok {
+			out = types.String(q.String())
 		}
 	} else {
 		// key holds name already: reflecting on it allocates nothing.
@@ -260,6 +271,18 @@ func (m *typedMap) Get(key ref.Val) ref.Val {
 
 // Contains reports whether key is a key of the map.
 func (m *typedMap) Contains(key ref.Val) ref.Val {
+	if s, ok := key.(types.String); ok && m.info == nil {
+		// String maps and resource lists hold a value for every key:
+		// look the key up without converting the value.
+		switch {
+		case m.strMap != nil:
+			_, found := m.strMap[string(s)]
+			return types.Bool(found)
+		case m.v.Type() == resourceListType && m.v.CanInterface():
+			_, found := m.v.Interface().(corev1.ResourceList)[corev1.ResourceName(s)]
+			return types.Bool(found)
+		}
+	}
 	_, found := m.Find(key)
 	return types.Bool(found)
 }

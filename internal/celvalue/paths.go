@@ -179,6 +179,13 @@ func wildcardSizes(v any, path *Path, step int) (uint64, bool) {
 				return 0, false
 			}
 		}
+	case *typedList:
+		// As the Lister case, without boxing each index.
+		for i := range m.v.Len() {
+			if !each(m.at(i)) {
+				return 0, false
+			}
+		}
 	case traits.Lister:
 		n, ok := m.Size().(types.Int)
 		if !ok {

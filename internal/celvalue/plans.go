@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -120,6 +121,13 @@ func (p *typeInfo) convert(v reflect.Value) ref.Val {
 
 // convertCustom runs the custom converter of p's type on v.
 func (p *typeInfo) convertCustom(v reflect.Value) ref.Val {
+	if p.t == quantityType && v.CanAddr() {
+		// Quantity's converter is its String, on a copy (the
+		// converter's receiver is a value): the same text without
+		// boxing the value twice on the way.
+		q := *(*resource.Quantity)(v.Addr().UnsafePointer())
+		return types.String(q.String())
+	}
 	u, err := p.custom.ToUnstructured(v)
 	if err != nil {
 		return types.NewErr("%v", err)
