@@ -30,7 +30,21 @@
 //
 // [ValidatePolicy], [ValidatePolicyUpdate] and [ValidateBinding] return the
 // errors the API server's create and update validation reports, as a
-// field.ErrorList with the server's paths and messages.
+// field.ErrorList with the server's paths and messages; so do
+// [ValidateMutatingPolicy], [ValidateMutatingPolicyUpdate] and
+// [ValidateMutatingBinding] for MutatingAdmissionPolicies.
+//
+// # Mutating admission policies
+//
+// The API server type-checks no MutatingAdmissionPolicy expression against
+// schemas: MutatingAdmissionPolicy has no status in k8s.io/api v0.37.2, and
+// k8s.io/apiserver's type checker reads validating policies only.
+// [Checker.CheckMutating] is vapkit's own check of a MAP's variables, match
+// conditions and mutations against the schemas of the kinds it matches,
+// including the fields and literal values of Object{...} constructions,
+// which CEL leaves dynamically typed. Its warnings share the format of
+// status.typeChecking but are never a status the server writes; the
+// create-time validation above is the server's.
 //
 // # Concurrency
 //

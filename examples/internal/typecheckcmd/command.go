@@ -12,6 +12,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/vapkit/vapkit/celenv"
@@ -31,21 +32,30 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // report is the YAML printed for one policy.
 type report struct {
-	Policy           string                                                  `json:"policy"`
-	Source           string                                                  `json:"source"`
-	Rejected         bool                                                    `json:"rejected"`
-	ValidationErrors []string                                                `json:"validationErrors,omitempty"`
-	Status           admissionregistrationv1.ValidatingAdmissionPolicyStatus `json:"status"`
-	WarningLocations []string                                                `json:"warningLocations,omitempty"`
-	Extended         []admissionregistrationv1.ExpressionWarning             `json:"vapkitExtendedWarnings,omitempty"`
+	Policy string `json:"policy"`
+	// Kind is MutatingAdmissionPolicy for mutating policies, absent for
+	// validating ones.
+	Kind             string   `json:"kind,omitempty"`
+	Source           string   `json:"source"`
+	Rejected         bool     `json:"rejected"`
+	ValidationErrors []string `json:"validationErrors,omitempty"`
+	// Status is what the API server writes for a validating policy; a
+	// MutatingAdmissionPolicy has no status.
+	Status           *admissionregistrationv1.ValidatingAdmissionPolicyStatus `json:"status,omitempty"`
+	WarningLocations []string                                                 `json:"warningLocations,omitempty"`
+	Extended         []admissionregistrationv1.ExpressionWarning              `json:"vapkitExtendedWarnings,omitempty"`
+	// Mutating are vapkit's own warnings for a MutatingAdmissionPolicy
+	// (typecheck.Checker.CheckMutating): the API server type-checks none.
+	Mutating []admissionregistrationv1.ExpressionWarning `json:"vapkitMutatingWarnings,omitempty"`
 }
 
-// policyDoc is one policy and where it was read.
+// policyDoc is one policy, validating or mutating, and where it was read.
 type policyDoc struct {
-	file   string
-	policy *admissionregistrationv1.ValidatingAdmissionPolicy
-	loc    *locator
-	line   int
+	file     string
+	policy   *admissionregistrationv1.ValidatingAdmissionPolicy
+	mutating *admissionregistrationv1.MutatingAdmissionPolicy
+	loc      *locator
+	line     int
 }
 
 // run writes the report for files to w and returns the exit status.
@@ -69,6 +79,8 @@ func run(files []string, w io.Writer) (int, error) {
 			switch o := d.Object.(type) {
 			case *admissionregistrationv1.ValidatingAdmissionPolicy:
 				policies = append(policies, policyDoc{file: f, policy: o, loc: locs.find(d.Line, d.Item), line: d.Line})
+			case *admissionregistrationv1.MutatingAdmissionPolicy:
+				policies = append(policies, policyDoc{file: f, mutating: o, loc: locs.find(d.Line, d.Item), line: d.Line})
 			case *unstructured.Unstructured:
 				if o.GetAPIVersion() == "apiextensions.k8s.io/v1" && o.GetKind() == "CustomResourceDefinition" {
 					crds = append(crds, o)
@@ -86,18 +98,11 @@ func run(files []string, w io.Writer) (int, error) {
 	}
 	code := 0
 	for i, pd := range policies {
-		r := report{Policy: pd.policy.Name, Source: pd.file + ":" + strconv.Itoa(pd.line)}
-		for _, e := range typecheck.ValidatePolicy(env, pd.policy) {
-			r.ValidationErrors = append(r.ValidationErrors, fmt.Sprintf("%s:%d: %s", pd.file, pd.loc.line(e.Field, pd.line), e.Error()))
-		}
-		r.Rejected = len(r.ValidationErrors) > 0
+		r, ws := check(env, checker, pd)
 		if r.Rejected {
 			code = 1
 		}
-		res := checker.Check(pd.policy)
-		r.Status.TypeChecking = &admissionregistrationv1.TypeChecking{ExpressionWarnings: res.Warnings}
-		r.Extended = res.Extended
-		for _, ws := range [][]admissionregistrationv1.ExpressionWarning{res.Warnings, res.Extended} {
+		for _, ws := range ws {
 			for _, wn := range ws {
 				r.WarningLocations = append(r.WarningLocations, fmt.Sprintf("%s:%d: %s", pd.file, pd.loc.line(wn.FieldRef, pd.line), wn.FieldRef))
 			}
@@ -114,6 +119,32 @@ func run(files []string, w io.Writer) (int, error) {
 		}
 	}
 	return code, nil
+}
+
+// check validates and type-checks one policy; ws are the warnings to
+// locate.
+func check(env *celenv.Env, checker *typecheck.Checker, pd policyDoc) (report, [][]admissionregistrationv1.ExpressionWarning) {
+	r := report{Source: pd.file + ":" + strconv.Itoa(pd.line)}
+	var errs field.ErrorList
+	var ws [][]admissionregistrationv1.ExpressionWarning
+	if pd.mutating != nil {
+		r.Policy, r.Kind = pd.mutating.Name, "MutatingAdmissionPolicy"
+		errs = typecheck.ValidateMutatingPolicy(env, pd.mutating)
+		r.Mutating = checker.CheckMutating(pd.mutating)
+		ws = append(ws, r.Mutating)
+	} else {
+		r.Policy = pd.policy.Name
+		errs = typecheck.ValidatePolicy(env, pd.policy)
+		res := checker.Check(pd.policy)
+		r.Status = &admissionregistrationv1.ValidatingAdmissionPolicyStatus{TypeChecking: &admissionregistrationv1.TypeChecking{ExpressionWarnings: res.Warnings}}
+		r.Extended = res.Extended
+		ws = append(ws, res.Warnings, res.Extended)
+	}
+	for _, e := range errs {
+		r.ValidationErrors = append(r.ValidationErrors, fmt.Sprintf("%s:%d: %s", pd.file, pd.loc.line(e.Field, pd.line), e.Error()))
+	}
+	r.Rejected = len(r.ValidationErrors) > 0
+	return r, ws
 }
 
 // splitPath turns a field path such as spec.validations[0].expression into

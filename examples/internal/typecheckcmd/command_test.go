@@ -40,6 +40,24 @@ spec:
   - expression: "object.spec.replicas >"
 `
 
+const mutatingPolicy = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: scale
+spec:
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{spec: Object.spec{replica: 2}}"
+`
+
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
@@ -51,11 +69,13 @@ func TestRun(t *testing.T) {
 	}
 	valid := write("valid.yaml", validPolicy)
 	rejected := write("rejected.yaml", rejectedPolicy)
+	mutating := write("mutating.yaml", mutatingPolicy)
 	tests := []struct {
 		name     string
 		files    []string
 		wantCode int
 		want     []string
+		wantNot  []string
 	}{
 		{name: "warnings only", files: []string{valid}, wantCode: 0, want: []string{
 			"policy: replicas",
@@ -69,6 +89,11 @@ func TestRun(t *testing.T) {
 			"rejected: true",
 			rejected + ":14: spec.validations[1].expression: Invalid value:",
 		}},
+		{name: "mutating policy: vapkit's warnings, no status", files: []string{mutating}, wantCode: 0, want: []string{
+			"kind: MutatingAdmissionPolicy\npolicy: scale\nrejected: false\nsource: " + mutating + ":1\nvapkitMutatingWarnings:\n" +
+				"- fieldRef: spec.mutations[0].applyConfiguration.expression\n  warning: |\n    apps/v1, Kind=Deployment: ERROR: <input>:1:33: field \"replica\" is not a property of Object.spec in the schema\n",
+			mutating + ":16: spec.mutations[0].applyConfiguration.expression",
+		}, wantNot: []string{"status:"}},
 		{name: "no files", wantCode: 2},
 		{name: "missing file", files: []string{filepath.Join(dir, "nope.yaml")}, wantCode: 2},
 	}
@@ -82,6 +107,11 @@ func TestRun(t *testing.T) {
 			for _, w := range tc.want {
 				if !strings.Contains(out.String(), w) {
 					t.Errorf("run(%v) output lacks %q; got:\n%s", tc.files, w, out.String())
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(out.String(), w) {
+					t.Errorf("run(%v) output holds %q; got:\n%s", tc.files, w, out.String())
 				}
 			}
 		})
