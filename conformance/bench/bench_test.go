@@ -362,12 +362,28 @@ func (f *floor) run(ctx context.Context) int {
 // namespaceObject in unstructured form.
 func floorSetup(tb testing.TB, w Workload) *floor {
 	tb.Helper()
-	ev, req, c := vapkitSetup(tb, w)
-	d, err := ev.Evaluate(context.Background(), req)
+	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	return floorWith(tb, w, func(acc plugincel.ExpressionAccessor, decls plugincel.OptionalVariableDeclarations) cel.Program {
+		r := compiler.CompileCELExpression(acc, decls, environment.StoredExpressions)
+		if r.Error != nil {
+			tb.Fatalf("%s: %v", acc.GetExpression(), r.Error)
+		}
+		return r.Program
+	}, nil)
+}
+
+// floorCompiler compiles one expression of a policy.
+type floorCompiler func(plugincel.ExpressionAccessor, plugincel.OptionalVariableDeclarations) cel.Program
+
+// floorWith is floorSetup with the programs compiled by compile and, if
+// convert is not nil, the variables' values passed through it.
+func floorWith(tb testing.TB, w Workload, compile floorCompiler, convert func(any) any) *floor {
+	tb.Helper()
+	ev, req, c := vapkitSetup(tb, w)
+	d, err := ev.Evaluate(context.Background(), req)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -390,11 +406,16 @@ func floorSetup(tb testing.TB, w Workload) *floor {
 		} else if p.Spec.ParamKind != nil {
 			vars["params"] = nil
 		}
+		if convert != nil {
+			for k, v := range vars {
+				vars[k] = convert(v)
+			}
+		}
 		act, err := interpreter.NewActivation(vars)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		f.evals = append(f.evals, floorPolicy(tb, compiler, p, act)...)
+		f.evals = append(f.evals, floorPolicyWith(compile, p, act)...)
 	}
 	if w.Evaluated != 0 && evaluated != w.Evaluated {
 		tb.Fatalf("floor %s: the request evaluates %d (policy, binding, param) triples, the workload states %d", w.Name, evaluated, w.Evaluated)
@@ -450,16 +471,20 @@ func floorInputs(tb testing.TB, c *casefile.Case, req *policy.Request) map[strin
 // validation fails on act.
 func floorPolicy(tb testing.TB, compiler *plugincel.CompositedCompiler, p *admissionregistrationv1.ValidatingAdmissionPolicy, act interpreter.Activation) []floorEval {
 	tb.Helper()
-	hasParams := p.Spec.ParamKind != nil
-	withAuthz := plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}
-	withoutAuthz := plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: false}
-	compile := func(acc plugincel.ExpressionAccessor, decls plugincel.OptionalVariableDeclarations) cel.Program {
+	return floorPolicyWith(func(acc plugincel.ExpressionAccessor, decls plugincel.OptionalVariableDeclarations) cel.Program {
 		r := compiler.CompileCELExpression(acc, decls, environment.StoredExpressions)
 		if r.Error != nil {
 			tb.Fatalf("%s: %v", acc.GetExpression(), r.Error)
 		}
 		return r.Program
-	}
+	}, p, act)
+}
+
+// floorPolicyWith is floorPolicy with the programs compiled by compile.
+func floorPolicyWith(compile floorCompiler, p *admissionregistrationv1.ValidatingAdmissionPolicy, act interpreter.Activation) []floorEval {
+	hasParams := p.Spec.ParamKind != nil
+	withAuthz := plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}
+	withoutAuthz := plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: false}
 	var out []floorEval
 	for i := range p.Spec.MatchConditions {
 		mc := (*matchconditions.MatchCondition)(&p.Spec.MatchConditions[i])

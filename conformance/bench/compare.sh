@@ -9,6 +9,7 @@
 #     of a workload divided by the k-th vapkit result, min, median and max
 #     over the processes (run.sh runs the sides of one round next to each
 #     other, so the k-th results share the machine's speed of that moment);
+#   - the fixed cost of BenchmarkFixedCost (medians over the rounds);
 #   - a markdown table (median cpu-ns/op per side, median per-process
 #     ratios, allocations) to paste into RESULTS.md and the README.
 # Needs benchstat:
@@ -36,6 +37,26 @@ echo "## upstream vs vapkit"
 echo
 echo "## floor vs vapkit"
 (cd "$dir" && "$bench" -filter '.name:Eval' floor vapkit)
+echo
+echo "## fixed cost (BenchmarkFixedCost: medians over the rounds of vapkit-ns/op, cel-ns/op, fixed-ns/op)"
+awk '
+function metric(unit,    i) { for (i = 3; i < NF; i++) if ($(i+1) == unit) return $i; return "" }
+function median(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+}
+/^BenchmarkFixedCost\// {
+	w = $1; sub(/^BenchmarkFixedCost\//, "", w); sub(/-[0-9]+$/, "", w)
+	if (!(w in n)) order[++nw] = w
+	k = ++n[w]; v[w, k] = metric("vapkit-ns/op"); c[w, k] = metric("cel-ns/op"); f[w, k] = metric("fixed-ns/op")
+}
+END {
+	for (i = 1; i <= nw; i++) {
+		w = order[i]
+		for (k = 1; k <= n[w]; k++) { a[k] = v[w, k]; b[k] = c[w, k]; d[k] = f[w, k] }
+		printf "%-20s vapkit %.0f ns  bare CEL %.0f ns  fixed %.0f ns  (%d rounds)\n", w, median(a, n[w]), median(b, n[w]), median(d, n[w]), n[w]
+	}
+}' "$raw"
 echo
 echo "## per-process ratios of cpu-ns/op (min median max, over processes), then a table to paste"
 awk '

@@ -27,5 +27,9 @@
 // <workload>-parallel variants run on every core, and
 // BenchmarkCompile/<side>/1000-policies measures compilation. Every
 // benchmark reports cpu-ns/op, the process's CPU time per request.
+// BenchmarkFixedCost/<workload> (in fixedcost_test.go) measures vapkit's
+// fixed cost: its time per request minus that of the bare CEL (the same
+// expressions with plain cel-go, untracked, on variables converted to CEL
+// values beforehand), both halves timed within each iteration.
 // RESULTS.md has the numbers and how to reproduce them.
 package bench

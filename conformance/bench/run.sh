@@ -8,7 +8,8 @@
 # ratios either way; alternating spreads the drift over all sides.
 # BENCHTIME sets -test.benchtime (default 1s) and BENCH restricts the
 # workloads (a regexp on the sub-benchmark name, e.g.
-# BENCH='cluster-100$'); COMPILE=0 skips the compile benchmarks.
+# BENCH='cluster-100$'); COMPILE=0 skips the compile benchmarks and
+# FIXED=0 the fixed-cost one (BenchmarkFixedCost, once per round).
 # The output starts with each workload's shape (lines beginning with #).
 set -eu
 n=${1:-6}
@@ -24,6 +25,9 @@ while [ "$i" -lt "$n" ]; do
 	for side in $sides; do
 		(cd "$here" && "$dir/bench.test" -test.run '^$' -test.bench "^Benchmark$side\$/$bench" -test.benchtime "${BENCHTIME:-1s}" -test.count 1 -test.timeout 90m)
 	done
+	if [ "${FIXED:-1}" != 0 ]; then
+		(cd "$here" && "$dir/bench.test" -test.run '^$' -test.bench '^BenchmarkFixedCost$' -test.benchtime "${BENCHTIME:-1s}" -test.count 1 -test.timeout 90m)
+	fi
 	if [ "${COMPILE:-1}" != 0 ]; then
 		(cd "$here" && "$dir/bench.test" -test.run '^$' -test.bench '^BenchmarkCompile$' -test.count 1 -test.timeout 90m)
 	fi
