@@ -54,8 +54,12 @@ type Evaluator struct {
 	// mutating are the MutatingAdmissionPolicies with bindings, by name;
 	// converters type their objects for apply configurations (nil when
 	// the CRD schemas did not convert: every mutation is then a 503).
-	mutating   []*compiledMutating
-	converters *mutation.TypeConverter
+	// mutatingMatchers holds their compiled selectors, and
+	// mutatingScratches the per-pass matching state sized for it.
+	mutating          []*compiledMutating
+	converters        *mutation.TypeConverter
+	mutatingMatchers  *matching.MatcherSet
+	mutatingScratches sync.Pool
 }
 
 type compiledPolicy struct {

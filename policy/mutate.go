@@ -12,7 +12,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -110,7 +109,7 @@ func (e *Evaluator) runMutations(ctx context.Context, req *Request, d *Decision)
 			cur = &next
 		}
 	}
-	if cur == req || equality.Semantic.DeepEqual(req.Object, cur.Object) {
+	if cur == req || semanticEqual(req.Object, cur.Object) {
 		return req, false, nil
 	}
 	d.Object = cur.Object
@@ -168,7 +167,12 @@ func (ph *mutationPhase) pass(ctx context.Context, req *Request, reinvocation bo
 // the generic policy dispatcher does before handing the invocations to the
 // mutating plugin. The errors are the configuration errors met.
 func (ph *mutationPhase) invocations(ctx context.Context, st *requestState, vs *versionedSet) ([]invocation, []policyError, error) {
-	mopts := matching.Options{Namespaces: ph.e.opts.Namespaces, Resources: ph.e.mapper}
+	sc := ph.e.mutatingScratches.Get().(*matching.Scratch)
+	defer func() {
+		sc.Release()
+		ph.e.mutatingScratches.Put(sc)
+	}()
+	sc.Reset(&st.attrs, matching.Options{Namespaces: ph.e.opts.Namespaces, Resources: ph.e.mapper})
 	var invs []invocation
 	var errs []policyError
 	configErr := func(cm *compiledMutating, b string, format string, err error) {
@@ -180,7 +184,7 @@ func (ph *mutationPhase) invocations(ctx context.Context, st *requestState, vs *
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		res, err := matching.MatchPolicy(ctx, cm.base.policy, &st.attrs, mopts)
+		res, err := cm.matcher.Match(ctx, sc)
 		switch {
 		case err != nil:
 			configErr(cm, "", "failed to configure policy: %w", err)
@@ -192,12 +196,12 @@ func (ph *mutationPhase) invocations(ctx context.Context, st *requestState, vs *
 			continue
 		}
 		for _, b := range cm.bindings {
-			ok, err := matching.MatchBinding(ctx, b.base, &st.attrs, mopts)
+			bres, err := b.matcher.Match(ctx, sc)
 			if err != nil {
 				configErr(cm, b.binding.Name, "failed to configure binding: %w", err)
 				continue
 			}
-			if !ok {
+			if !bres.Matched {
 				continue
 			}
 			if _, err := vs.get(res.Kind); err != nil {

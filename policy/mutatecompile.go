@@ -14,6 +14,7 @@ import (
 	"github.com/vapkit/vapkit/internal/apivalidation"
 	"github.com/vapkit/vapkit/internal/mutation"
 	"github.com/vapkit/vapkit/internal/patchtypes"
+	"github.com/vapkit/vapkit/matching"
 	"github.com/vapkit/vapkit/policy/manifest"
 )
 
@@ -22,7 +23,9 @@ import (
 // so base holds them as a validating policy with no validations, and the
 // same stages serve both.
 type compiledMutating struct {
-	base      *compiledPolicy
+	base *compiledPolicy
+	// matcher is base's compiled matchConstraints.
+	matcher   *matching.Matcher
 	policy    *admissionregistrationv1.MutatingAdmissionPolicy
 	bindings  []*mutatingBinding
 	mutations []compiledMutation
@@ -36,6 +39,8 @@ type compiledMutating struct {
 type mutatingBinding struct {
 	binding *admissionregistrationv1.MutatingAdmissionPolicyBinding
 	base    *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	// matcher is base's compiled matchResources.
+	matcher *matching.Matcher
 }
 
 // compiledMutation is one entry of spec.mutations. prog is nil when the
@@ -142,6 +147,17 @@ func (e *Evaluator) compileMutating() field.ErrorList {
 		e.mutating = append(e.mutating, cm)
 	}
 	slices.SortFunc(e.mutating, func(a, b *compiledMutating) int { return cmp.Compare(a.policy.Name, b.policy.Name) })
+	// Selectors compiled once, equal ones shared, as for the validating
+	// policies: no label selector is parsed per request.
+	set := matching.NewMatcherSet()
+	for _, cm := range e.mutating {
+		cm.matcher = set.Policy(cm.base.policy)
+		for _, b := range cm.bindings {
+			b.matcher = set.Binding(b.base)
+		}
+	}
+	e.mutatingMatchers = set
+	e.mutatingScratches.New = func() any { return set.NewScratch() }
 	return errs
 }
 
