@@ -287,6 +287,9 @@ func (ph *mutationPhase) mutateOne(ctx context.Context, st *requestState, inv in
 	if out, err = mutation.Typed(out, vo.obj, st.req.Kind.GroupVersion()); err != nil {
 		return fail(err)
 	}
+	// The API server defaults the object after every mutation; vapkit has
+	// the defaults of CRD schemas only (see the package documentation).
+	out = tc.Default(out)
 	et.Value = "unchanged"
 	if !semanticEqual(vo.obj, out) {
 		et.Value = "changed"

@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -29,7 +30,7 @@ func (c *TypeConverter) WithCRDs(crds []*unstructured.Unstructured) (*TypeConver
 	if len(crds) == 0 {
 		return c, nil
 	}
-	out := &TypeConverter{kinds: make(map[schema.GroupVersionKind]string, len(c.kinds)+len(crds))}
+	out := &TypeConverter{kinds: make(map[schema.GroupVersionKind]string, len(c.kinds)+len(crds)), defaults: maps.Clone(c.defaults)}
 	for k, v := range c.kinds {
 		out.kinds[k] = v
 	}
@@ -52,7 +53,9 @@ func (c *TypeConverter) WithCRDs(crds []*unstructured.Unstructured) (*TypeConver
 			}
 			typeName := fmt.Sprintf("crd/%s/%s/%s", group, name, kind)
 			types = append(types, smdschema.TypeDef{Name: typeName, Atom: root})
-			out.kinds[schema.GroupVersionKind{Group: group, Version: name, Kind: kind}] = typeName
+			gvk := schema.GroupVersionKind{Group: group, Version: name, Kind: kind}
+			out.kinds[gvk] = typeName
+			out.defaults = crdDefaults(out.defaults, gvk, raw)
 		}
 	}
 	out.parser = &typed.Parser{Schema: smdschema.Schema{Types: types}}

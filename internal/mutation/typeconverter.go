@@ -33,6 +33,8 @@ type TypeConverter struct {
 	parser        *typed.Parser
 	kinds         map[schema.GroupVersionKind]string
 	groupVersions map[schema.GroupVersion]bool
+	// defaults are the CRD kinds whose schemas hold defaults.
+	defaults map[schema.GroupVersionKind]*defaulter
 }
 
 // index fills groupVersions from kinds.
