@@ -219,6 +219,10 @@ func FuzzLoadSuite(f *testing.F) {
 	f.Add(suiteHead + "tests:\n- name: a\n  object: x.yaml\n  expect: {deny: {message: {regexp: '^a'}, code: 403}}\n")
 	f.Add(suiteHead + "tests: [{name: a, oldObject: {apiVersion: v1, kind: Pod}, expect: {skip: later}}]\n")
 	f.Add(suiteHead + "tests:\n- &a {name: a, object: x, expect: {allow: true}}\n- *a\n")
+	if data, err := os.ReadFile(mutatingSuite); err == nil {
+		f.Add(string(data))
+	}
+	f.Add(suiteHead + "tests: [{name: a, object: x, expect: {allow: true, object: null, objectContains: {a: [1, {b: null}]}, patch: [{op: test, path: /a, value: 1}]}}]\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		// The globs resolve in an empty directory: they match nothing.
 		ls, err := parseSuite([]byte(text), filepath.Join(os.DevNull, "s.yaml"))
