@@ -9,6 +9,7 @@
 //	vapkit test [flags] PATH...      run suites and case files against their expectations
 //	vapkit eval CASE.yaml            print the AdmissionReview response for one case file
 //	vapkit typecheck FILE...         validation errors and status.typeChecking of each policy
+//	                                 (for MutatingAdmissionPolicies, vapkit's own type checking)
 //	vapkit audit -policies DIR -objects DIR [-details]
 //	                                 what would break: a cluster dump against policies
 //	vapkit init POLICY.yaml          a suite skeleton with one allow and one deny test per policy
