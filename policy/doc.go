@@ -106,17 +106,47 @@
 //     every use of params was an undeclared reference otherwise
 //     (validating/typechecking.go; typecheck TestDriftParamsWithoutSchema).
 //
-// The last two were missed by reading the diffs and found by running
-// k8s.io/apiserver v0.30.14's own plugin beside vapkit at 1.30
-// (conformance/v1_30 and conformance/versions: 0 divergences on the
-// testdata cases and 2,000 generated ones).
+// The last two were missed by reading the diffs and found by running each
+// version's own plugin beside vapkit (conformance/versions; the
+// conformance module's README lists the divergences per version).
 //
-// Not modelled: vapkit uses cel-go v0.29.2, 1.37's, at every version, while
-// 1.36 built with cel-go v0.26.0, whose lists.range(n) has no size limit,
-// so lists.range(1100000) ends in "operation cancelled: actual cost limit
-// exceeded" there and in "lists.range: size 1100000 exceeds maximum allowed
-// (1000000)" in vapkit (the only divergence of conformance/v1_36: 4 of 288
-// cases, all this one).
+// Decided as 1.37 decides at every version, each the outcome of one order
+// the older servers may pick:
+//
+//   - 1.36: every policy's variables have an object type of their own
+//     (pkg/admission/plugin/cel/composition.go, NewCompositedCompiler). Up
+//     to 1.35 one type per server process is shared by every policy:
+//     NewCompositedCompilerFromTemplate hands each policy's compiler the
+//     template's MapType itself (composition.go:60-73 in v0.30.14) and
+//     AddField writes each compiled variable's type into it
+//     (composition.go:103-105), while the policy source compiles policies
+//     in Go map order (generic/policy_source.go:283). A policy that reads
+//     variables.x without declaring x before the read then compiles when a
+//     policy declaring x happened to be compiled before it, and fails when
+//     evaluated. API validation compiles each policy with a type of its
+//     own (NewCompositedCompiler, composition.go:52-58) and refuses such a
+//     policy, so in a cluster the shared type changes no decision; for
+//     policies that reach vapkit without that validation, vapkit compiles
+//     each policy alone, which is the server's outcome when every such
+//     reader is compiled before the policies declaring what it reads (two
+//     policies reading each other's variables have no such order).
+//
+// Not modelled: vapkit uses cel-go v0.29.2, 1.37's, at every version.
+// 1.34, 1.35 and 1.36 have lists.range (ext.Lists version 3 arrives at
+// 1.34, pkg/cel/environment/base.go) and build with cel-go v0.26.0, whose
+// genRange (ext/lists.go) builds a list of any size and gives [] for a
+// negative size. cel-go's "ext/lists: add max size check to genRange() to
+// prevent OOM" (cel-go pull request 1310, issue 1309; in v0.29.2, not in
+// v0.26.0) refuses n > 1,000,000 with "lists.range: size n exceeds maximum
+// allowed (1000000)" and n < 0 with "lists.range: size must be
+// non-negative, got n". So the generated expression
+// lists.range(1100000).size() > 0 (conformance/gen/expr.go) ends in
+// "operation cancelled: actual cost limit exceeded" on those servers (the
+// list's cost, 1,100,000, passes the per-expression limit of 1,000,000)
+// and in the size error in vapkit: with failurePolicy Fail both deny, with
+// different messages. These are the only divergences at 1.34 to 1.36 (the
+// README names the cases). Modelling them would mean allocating lists of
+// any size, as those servers do.
 //
 // Not modelled either: defaulting of built-in kinds after a mutation.
 // The mutating policy

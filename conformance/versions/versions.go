@@ -4,22 +4,72 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"github.com/vapkit/vapkit/celenv"
 )
 
-// Modules maps each version with a module of its own to that module's
-// directory, relative to the conformance module's root.
-var Modules = map[celenv.Version]string{
-	celenv.Version1_30: "v1_30",
-	celenv.Version1_36: "v1_36",
+// harness is the source of the program that runs an old plugin (package
+// main and its package upstream, every file behind the vapkit_harness build
+// tag, so that this module never builds them) and, in mod, the go.mod and
+// go.sum of each version (mod/1.NN.mod, mod/1.NN.sum).
+//
+//go:embed harness
+var harness embed.FS
+
+// Versions lists the versions the harness runs, oldest first.
+var Versions = []celenv.Version{
+	celenv.Version1_30, celenv.Version1_31, celenv.Version1_32, celenv.Version1_33,
+	celenv.Version1_34, celenv.Version1_35, celenv.Version1_36,
+}
+
+// Tags returns the build tags that select the harness files of version v.
+func Tags(v celenv.Version) string {
+	return fmt.Sprintf("vapkit_harness,vapkit_k8s_1_%d", int(v))
+}
+
+// Materialize writes the harness module of version v into dir (which must
+// exist): the harness source and that version's go.mod and go.sum. Build or
+// run it with GOWORK=off and -tags Tags(v).
+func Materialize(dir string, v celenv.Version) error {
+	if !slices.Contains(Versions, v) {
+		return fmt.Errorf("no conformance harness for Kubernetes %v", v)
+	}
+	for _, ext := range []string{"mod", "sum"} {
+		data, err := harness.ReadFile(fmt.Sprintf("harness/mod/%v.%s", v, ext))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "go."+ext), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return fs.WalkDir(harness, "harness", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("harness", path)
+		if d.IsDir() {
+			if rel == "mod" {
+				return fs.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		data, err := harness.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
+	})
 }
 
 // Case is one case file to run: its name (without .yaml) and content.
@@ -36,27 +86,32 @@ type Outcome struct {
 	Error    string                           `json:"error,omitempty"`
 }
 
-// Run writes cases to a temporary directory and runs the program of the
-// module of version v (root is the conformance module's directory) on it,
-// returning one Outcome per case, by name. The module is built by `go run`
-// with GOWORK=off; the first build of a version takes a minute or two.
-func Run(ctx context.Context, root string, v celenv.Version, cases []Case) (map[string]Outcome, error) {
-	mod, ok := Modules[v]
-	if !ok {
-		return nil, fmt.Errorf("no conformance module for Kubernetes %v", v)
-	}
+// Run writes cases to a temporary directory and runs the harness of
+// version v on them (materialized into another temporary directory, built
+// by `go run` with GOWORK=off; the first build of a version takes a minute
+// or two), returning one Outcome per case, by name.
+func Run(ctx context.Context, v celenv.Version, cases []Case) (map[string]Outcome, error) {
 	dir, err := os.MkdirTemp("", "vapkit-versions-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	for _, c := range cases {
-		if err := os.WriteFile(filepath.Join(dir, c.Name+".yaml"), c.YAML, 0o644); err != nil {
+	mod, casesDir := filepath.Join(dir, "harness"), filepath.Join(dir, "cases")
+	for _, d := range []string{mod, casesDir} {
+		if err := os.Mkdir(d, 0o755); err != nil {
 			return nil, err
 		}
 	}
-	cmd := exec.CommandContext(ctx, "go", "run", ".", dir)
-	cmd.Dir = filepath.Join(root, mod)
+	if err := Materialize(mod, v); err != nil {
+		return nil, err
+	}
+	for _, c := range cases {
+		if err := os.WriteFile(filepath.Join(casesDir, c.Name+".yaml"), c.YAML, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.CommandContext(ctx, "go", "run", "-tags", Tags(v), ".", casesDir)
+	cmd.Dir = mod
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -69,7 +124,7 @@ func Run(ctx context.Context, root string, v celenv.Version, cases []Case) (map[
 	for sc.Scan() {
 		var o Outcome
 		if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
-			return nil, fmt.Errorf("reading the outcomes of %s: %w", mod, err)
+			return nil, fmt.Errorf("reading the outcomes of the %v harness: %w", v, err)
 		}
 		out[o.Name] = o
 	}
@@ -77,7 +132,7 @@ func Run(ctx context.Context, root string, v celenv.Version, cases []Case) (map[
 		return nil, err
 	}
 	if len(out) != len(cases) {
-		return nil, fmt.Errorf("%s answered %d cases of %d", mod, len(out), len(cases))
+		return nil, fmt.Errorf("the %v harness answered %d cases of %d", v, len(out), len(cases))
 	}
 	return out, nil
 }

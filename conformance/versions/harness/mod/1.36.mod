@@ -1,4 +1,4 @@
-module github.com/vapkit/vapkit/conformance/v1_36
+module github.com/vapkit/vapkit/conformance/versions/harness
 
 go 1.26.0
 

@@ -1,3 +1,5 @@
+//go:build vapkit_harness
+
 package upstream
 
 import (

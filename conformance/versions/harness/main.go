@@ -1,26 +1,26 @@
-// Command v1_30 runs the ValidatingAdmissionPolicy admission plugin of
-// k8s.io/apiserver v0.30.14 on conformance cases and prints, for each case,
+//go:build vapkit_harness
+
+// Command harness runs the ValidatingAdmissionPolicy admission plugin of an
+// older k8s.io/apiserver on conformance cases and prints, for each case,
 // every response upstream can give (one per relevant ordering of policies,
-// bindings and params), as JSON lines on standard output:
+// bindings and params, and per order of compiling policies that share
+// variable names), as JSON lines on standard output:
 //
 //	{"name":"<file name without .yaml>","outcomes":[<AdmissionResponse>...]}
 //	{"name":"...","error":"<why the case could not be run>"}
 //
-// Usage, from this directory (a module of its own, so that the 1.30 plugin
-// and its cel-go v0.17 build apart from vapkit, which needs cel-go v0.29):
+// It is not built here: package versions (versions.Materialize) copies this
+// directory into a module of its own with the go.mod and go.sum of one
+// version from ./mod (an old plugin needs its own cel-go, vapkit needs
+// v0.29) and runs it with the build tags vapkit_harness and
+// vapkit_k8s_1_NN, which select the few files that follow that version's
+// API. By hand, for 1.33:
 //
-//	GOWORK=off go run . DIR...
+//	go run ./versions/cmd/materialize -version 1.33 /tmp/h133
+//	cd /tmp/h133 && GOWORK=off go run -tags vapkit_harness,vapkit_k8s_1_33 . DIR...
 //
 // Each DIR holds case files (*.yaml, the shared case format of
-// policy/testdata/cases). The comparison with vapkit evaluating at 1.30 is
-// made by the main conformance module (package versions), which generates
-// the cases, runs this program and reads its output; nothing is recorded.
-//
-// The harness in ./upstream is the main module's conformance/upstream
-// adapted to the v0.30 API: the 1.30 initializer signature, the plugin's
-// feature gate (ValidatingAdmissionPolicy, GA and on, read from the
-// server's default gates), the audit context of 1.30, and no
-// conditions-aware authorizer.
+// policy/testdata/cases).
 package main
 
 import (
@@ -40,7 +40,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/vapkit/vapkit/conformance/v1_30/upstream"
+	"github.com/vapkit/vapkit/conformance/versions/harness/upstream"
 )
 
 // result is one output line.
@@ -60,7 +60,7 @@ func main() {
 	_ = fs.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
 	if err := run(flag.Args(), *maxOrders, *parallel, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "v1_30:", err)
+		fmt.Fprintln(os.Stderr, "harness:", err)
 		os.Exit(1)
 	}
 }

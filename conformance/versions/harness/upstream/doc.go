@@ -1,14 +1,20 @@
+//go:build vapkit_harness
+
 // Package upstream runs the real ValidatingAdmissionPolicy admission plugin of
-// k8s.io/apiserver v0.30.14 in-process on a conformance case and returns the
+// an older k8s.io/apiserver (v0.30.14 to v0.36.6, one per build tag
+// vapkit_k8s_1_NN) in-process on a conformance case and returns the
 // AdmissionResponse a client of the API server would receive.
 //
 // It is the main conformance module's package upstream (written for
-// v0.37.2) adapted to the v0.30 API, and should be kept in step with it:
-// the 1.30 initializer takes no effective version, the plugin enables
-// itself from the ValidatingAdmissionPolicy feature gate (read from the
-// server's default gates), the 1.30 audit context is configured by setting
-// its level on the configuration and the event, and authorizers have no
-// conditions-aware interface.
+// v0.37.2) adapted to the older APIs, and should be kept in step with it.
+// What differs between versions sits in a few files selected by build tag:
+// how the plugin is created and initialized (plugin_*.go: 1.35 and 1.36
+// initializers take an effective version, the 1.36 constructor can fail),
+// how the audit context is set up (audit_*.go: fields up to 1.33, Init from
+// 1.34) and where the process-wide variables type lives (vartypes_*.go).
+// Authorizers have no conditions-aware interface before 1.37, and the
+// authorizer rules are decoded here rather than by vapkit's casefile, so
+// that the module does not require vapkit (and its cel-go).
 //
 // A case (see ParseCase) describes a cluster state — policies, bindings,
 // namespaces, parameter objects, CustomResourceDefinitions and authorizer
@@ -46,9 +52,35 @@
 // most max of them and otherwise samples max of them with a fixed seed; the
 // document order is always the first ordering tried.
 //
-// The source replacement reaches one unexported field of the generic plugin
-// through reflection; it is tied to k8s.io/apiserver v0.30.14 and fails with
-// an error, not a panic, if that field changes.
+// # Variables shared by all policies (1.30 to 1.35)
+//
+// Up to 1.35 the plugin types the variables of every policy with one object
+// type per process: NewCompositedCompilerFromTemplate
+// (pkg/admission/plugin/cel/composition.go, lines 60-73 in v0.30.14) hands
+// every policy's compiler the template's MapType itself, and AddField
+// (composition.go:103-105) writes each compiled variable's type into it, so
+// a policy compiled later sees the variables of every policy compiled
+// before it, typed as they were last declared. The policy source compiles
+// bound policies in Go map order (generic/policy_source.go:283,
+// calculatePolicyData), so the type a server ends with depends on a random
+// order, and on every policy it ever compiled. Running many cases in one
+// process made that visible as cases whose own variables were typed by
+// another case's ("found no matching overload for 'size' applied to
+// 'bool.()'" for a string variable), in different cases from run to run.
+//
+// Each Cluster here is a fresh server instead: compiles are serialised
+// across the process, the shared type holds only the fields of policies the
+// Cluster compiled, and the Cluster compiles all bound policies in an order
+// it is given. Policies the API server accepts only read variables they
+// declare before the read (creation compiles each policy alone), and then
+// the order cannot matter; for a case whose policies read variables other
+// policies declare, Outcomes runs one Cluster per order of the policies
+// involved and returns every outcome.
+//
+// The source replacement and the compile hook reach unexported fields of
+// the generic plugin and its policy source through reflection, and the
+// variables templates through go:linkname; they are tied to these versions
+// and fail with an error, not a panic, if a field changes.
 //
 // # Known limits
 //
