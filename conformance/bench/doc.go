@@ -24,7 +24,13 @@
 // BenchmarkFloor/<workload> evaluates the CEL programs the API server
 // evaluates for the request, compiled once with the upstream plugin's own
 // compiler and cost tracking, on activations prepared before the loop.
-// <workload>-parallel variants run on every core, and
+// <workload>-parallel variants run on every core. The MAP workloads
+// (MutatingWorkloads; map-<name> sub-benchmarks of the same three
+// functions) put MutatingAdmissionPolicies in front of the validating
+// ones: upstream's side is its MAP dispatcher through conformance/mapdiff's
+// harness followed by the validating plugin on the mutated object, and
+// both sides compare the object they end with to upstream's on every
+// iteration.
 // BenchmarkCompile/<side>/1000-policies measures compilation. Every
 // benchmark reports cpu-ns/op, the process's CPU time per request.
 // BenchmarkFixedCost/<workload> (in fixedcost_test.go) measures vapkit's
