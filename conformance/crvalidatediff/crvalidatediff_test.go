@@ -1,0 +1,303 @@
+// Package crvalidatediff compares vapkit's validation of custom resources
+// against their CRD's schema (typecheck.CustomResourceValidator) with the
+// API server's (k8s.io/apiextensions-apiserver v0.37.2: structural
+// defaulting on decode, then pkg/apiserver/validation's schema validator
+// and its conversion of kube-openapi's result to field errors), on
+// generated schemas and objects.
+package crvalidatediff
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/vapkit/vapkit/typecheck"
+)
+
+// gen draws schemas and objects.
+type gen struct{ r *rand.Rand }
+
+func (g gen) chance(n int) bool { return g.r.IntN(n) == 0 }
+
+var formats = []string{"email", "uri", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid", "date", "date-time", "datetime", "duration", "byte", "k8s-short-name", "k8s-long-name", "no-such-format", "int32", "int64", "float", "double"}
+
+var strs = []any{"", "a", "abc", "ABC", "a@b.c", "1.2.3.4", "::1", "10.0.0.0/8", "2024-01-02", "2024-01-02T03:04:05Z", "1h", "aGk=", "my-name", "x.y", "01:23:45:67:89:ab", "0b9a4f5e-1c2d-4e3f-8a9b-0c1d2e3f4a5b", "http://x/y"}
+
+// schema returns a random structural schema node of depth at most d.
+func (g gen) schema(d int) map[string]any {
+	types := []string{"string", "integer", "number", "boolean", "int-or-string"}
+	if d > 0 {
+		types = append(types, "object", "object", "array", "map")
+	}
+	s := map[string]any{}
+	switch t := types[g.r.IntN(len(types))]; t {
+	case "string":
+		s["type"] = t
+		if g.chance(3) {
+			s["maxLength"] = int64(g.r.IntN(4))
+		}
+		if g.chance(4) {
+			s["minLength"] = int64(g.r.IntN(3))
+		}
+		if g.chance(4) {
+			s["pattern"] = []string{"^[a-z]+$", "^a", "[0-9]"}[g.r.IntN(3)]
+		}
+		if g.chance(3) {
+			s["format"] = formats[g.r.IntN(len(formats))]
+		}
+		if g.chance(4) {
+			s["enum"] = []any{"a", "abc", "x.y"}
+		}
+	case "integer", "number":
+		s["type"] = t
+		if g.chance(3) {
+			s["minimum"] = float64(g.r.IntN(5) - 2)
+			s["exclusiveMinimum"] = g.chance(2)
+		}
+		if g.chance(3) {
+			s["maximum"] = float64(g.r.IntN(10))
+			s["exclusiveMaximum"] = g.chance(2)
+		}
+		if g.chance(4) {
+			s["multipleOf"] = []float64{2, 3, 0.5}[g.r.IntN(3)]
+		}
+		if g.chance(4) {
+			s["format"] = formats[g.r.IntN(len(formats))]
+		}
+		if g.chance(5) {
+			s["enum"] = []any{int64(1), int64(2), 2.5}
+		}
+	case "boolean":
+		s["type"] = t
+	case "int-or-string":
+		s["x-kubernetes-int-or-string"] = true
+		if g.chance(4) {
+			s["pattern"] = "^[0-9]+%?$"
+		}
+		if g.chance(4) {
+			s["maximum"] = float64(5)
+		}
+	case "object":
+		s["type"] = "object"
+		props := map[string]any{}
+		var req []any
+		for i := range 1 + g.r.IntN(3) {
+			name := fmt.Sprintf("f%d", i)
+			props[name] = g.schema(d - 1)
+			if g.chance(3) {
+				req = append(req, name)
+			}
+		}
+		s["properties"] = props
+		if len(req) > 0 {
+			s["required"] = req
+		}
+		if g.chance(4) {
+			s["maxProperties"] = int64(g.r.IntN(3))
+		}
+		if g.chance(5) {
+			s["minProperties"] = int64(1)
+		}
+	case "map":
+		s["type"] = "object"
+		s["additionalProperties"] = g.schema(d - 1)
+		if g.chance(3) {
+			s["maxProperties"] = int64(g.r.IntN(3))
+		}
+	case "array":
+		s["type"] = "array"
+		s["items"] = g.schema(d - 1)
+		if g.chance(3) {
+			s["maxItems"] = int64(g.r.IntN(3))
+		}
+		if g.chance(4) {
+			s["minItems"] = int64(1)
+		}
+	}
+	if g.chance(6) {
+		s["nullable"] = true
+	}
+	if g.chance(8) {
+		if v := g.value(s, 0); v != nil {
+			s["default"] = v
+		}
+	}
+	return s
+}
+
+// value returns a value for schema s: mostly of its type, sometimes not.
+func (g gen) value(s map[string]any, d int) any {
+	if g.chance(12) {
+		return nil
+	}
+	if g.chance(10) || d > 4 {
+		return []any{"s", int64(7), 1.5, true, map[string]any{}, []any{}}[g.r.IntN(6)]
+	}
+	if ios, _ := s["x-kubernetes-int-or-string"].(bool); ios {
+		if g.chance(2) {
+			return int64(g.r.IntN(9))
+		}
+		return []any{"50%", "x", "7"}[g.r.IntN(3)]
+	}
+	switch s["type"] {
+	case "string":
+		return strs[g.r.IntN(len(strs))]
+	case "integer":
+		return int64(g.r.IntN(14) - 3)
+	case "number":
+		if g.chance(2) {
+			return int64(g.r.IntN(14) - 3)
+		}
+		return float64(g.r.IntN(28)-6) / 2
+	case "boolean":
+		return g.chance(2)
+	case "array":
+		items, _ := s["items"].(map[string]any)
+		out := []any{}
+		for range g.r.IntN(4) {
+			out = append(out, g.value(items, d+1))
+		}
+		return out
+	case "object":
+		out := map[string]any{}
+		if props, ok := s["properties"].(map[string]any); ok {
+			for name, p := range props {
+				if !g.chance(4) {
+					out[name] = g.value(p.(map[string]any), d+1)
+				}
+			}
+		}
+		if ap, ok := s["additionalProperties"].(map[string]any); ok {
+			for i := range g.r.IntN(4) {
+				out[fmt.Sprintf("k%d", i)] = g.value(ap, d+1)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// crd wraps a spec schema into a CRD for example.com/v1 Widget.
+func crd(spec map[string]any) map[string]any {
+	root := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"apiVersion": map[string]any{"type": "string"},
+			"kind":       map[string]any{"type": "string"},
+			"metadata":   map[string]any{"type": "object"},
+			"spec":       spec,
+		},
+	}
+	return map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com"},
+		"spec": map[string]any{
+			"group": "example.com", "scope": "Namespaced",
+			"names":    map[string]any{"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": root}}},
+		},
+	}
+}
+
+// upstreamErrors defaults obj as the API server does on decoding and
+// returns its schema validation errors.
+func upstreamErrors(t *testing.T, crdObj map[string]any, obj map[string]any) []string {
+	t.Helper()
+	raw, err := json.Marshal(crdObj["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := &apiextensionsv1.JSONSchemaProps{}
+	if err := json.Unmarshal(raw, v1); err != nil {
+		t.Fatal(err)
+	}
+	internal := &apiextensions.JSONSchemaProps{}
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v1, internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := structuralschema.NewStructural(internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validator, _, err := apiextensionsvalidation.NewSchemaValidator(internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj = runtime.DeepCopyJSON(obj)
+	structuraldefaulting.Default(obj, s)
+	var out []string
+	for _, e := range apiextensionsvalidation.ValidateCustomResource(nil, obj, validator) {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+// decode returns x written as JSON and read back as manifests and the
+// API server read objects (whole numbers int64).
+func decode(t *testing.T, x map[string]any) *unstructured.Unstructured {
+	t.Helper()
+	raw, err := json.Marshal(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// TestValidationAgrees: 300 generated schemas, 20 objects each.
+func TestValidationAgrees(t *testing.T) {
+	g := gen{rand.New(rand.NewPCG(3, 4))}
+	refused, total := 0, 0
+	for i := range 300 {
+		spec := g.schema(3)
+		c := crd(spec)
+		v, err := typecheck.NewCustomResourceValidator(decode(t, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 20 {
+			obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}}
+			if !g.chance(10) {
+				obj["spec"] = g.value(spec, 0)
+			}
+			// Both read the object as JSON, as the server receives it.
+			u := decode(t, obj)
+			want := upstreamErrors(t, c, u.Object)
+			var got []string
+			for _, e := range v.Validate(u) {
+				got = append(got, e.Error())
+			}
+			// The server's order follows Go map iteration; vapkit sorts.
+			slices.Sort(want)
+			slices.Sort(got)
+			total++
+			if len(want) > 0 {
+				refused++
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				sj, _ := json.Marshal(spec)
+				oj, _ := json.Marshal(obj)
+				t.Fatalf("schema %d object %d differ\nschema %s\nobject %s\nupstream:\n%s\nvapkit:\n%s", i, j, sj, oj, strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+		}
+	}
+	// The generator must exercise refusals, not only agree on valid objects.
+	if refused < total/4 || refused > total*3/4 {
+		t.Errorf("%d of %d objects refused; the generator is unbalanced", refused, total)
+	}
+	t.Logf("%d objects, %d refused, 0 differences", total, refused)
+}

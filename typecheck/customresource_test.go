@@ -1,0 +1,171 @@
+package typecheck_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/vapkit/vapkit/policy/manifest"
+	"github.com/vapkit/vapkit/typecheck"
+)
+
+// crWidgetCRD has one served and one unserved version; v1's schema
+// exercises the checks the validator makes.
+const crWidgetCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [spec]
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              replicas: {type: integer, minimum: 0, maximum: 10}
+              size: {type: string, enum: [small, large]}
+              name: {type: string, maxLength: 5, pattern: "^[a-z]+$"}
+              mode: {type: string, default: fast, enum: [fast, slow]}
+              port: {x-kubernetes-int-or-string: true}
+              email: {type: string, format: email}
+              color: {type: string, format: no-such-format}
+              tags: {type: array, maxItems: 2, items: {type: string}}
+              labels: {type: object, maxProperties: 1, additionalProperties: {type: string}}
+              ratio: {type: number, multipleOf: 0.5}
+              level: {type: number, enum: [1, 2.5]}
+              opt: {type: string, nullable: true}
+  - name: v2
+    served: false
+    storage: false
+    schema:
+      openAPIV3Schema: {type: object}
+`
+
+func widget(t *testing.T, spec string) *unstructured.Unstructured {
+	t.Helper()
+	doc := "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n" + spec
+	m, err := manifest.Load([]byte(doc), "widget.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Objects[0].(*unstructured.Unstructured)
+}
+
+func widgetValidator(t *testing.T) *typecheck.CustomResourceValidator {
+	t.Helper()
+	m, err := manifest.Load([]byte(crWidgetCRD), "crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := typecheck.NewCustomResourceValidator(m.CRDs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestCustomResourceValidator(t *testing.T) {
+	v := widgetValidator(t)
+	for _, tc := range []struct {
+		name, spec string
+		want       []string
+	}{
+		{"valid", "spec: {size: small, replicas: 3, name: abc, port: 80, email: a@b.c, tags: [x], labels: {a: b}, ratio: 1.5, opt: null}", nil},
+		{"int or string", "spec: {size: small, port: http}", nil},
+		{"unknown fields are pruned, not refused", "spec: {size: small, extra: 1}\nstatus: {x: 1}", nil},
+		{"unsupported format is dropped", "spec: {size: small, color: anything}", nil},
+		{"default satisfies enum", "spec: {size: small, mode: null}", nil},
+		{"enum of whole numbers matches truncated values, as upstream's", "spec: {size: small, level: 1.5}", nil},
+		{"number enum", "spec: {size: small, level: 2}", []string{
+			`spec.level: Unsupported value: 2: supported values: "1", "2.5"`}},
+		{"wrong type", `spec: {size: small, replicas: "3"}`, []string{
+			`spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`}},
+		{"missing spec", "", []string{`spec: Required value`}},
+		{"missing required", "spec: {replicas: 1}", []string{`spec.size: Required value`}},
+		{"enum", "spec: {size: huge}", []string{
+			`spec.size: Unsupported value: "huge": supported values: "small", "large"`}},
+		{"min and max", "spec: {size: small, replicas: 11}", []string{
+			`spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10`}},
+		{"negative", "spec: {size: small, replicas: -1}", []string{
+			`spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0`}},
+		{"maxLength and pattern", "spec: {size: small, name: ABCDEFG}", []string{
+			`spec.name: Too long: may not be more than 5 bytes`}}, // kube-openapi stops at the first string check
+		{"pattern", "spec: {size: small, name: AB}", []string{
+			`spec.name: Invalid value: "AB": spec.name in body should match '^[a-z]+$'`}},
+		{"format", "spec: {size: small, email: nope}", []string{
+			`spec.email: Invalid value: "nope": spec.email in body must be of type email: "nope"`}},
+		{"maxItems", "spec: {size: small, tags: [a, b, c]}", []string{
+			`spec.tags: Too many: 3: must have at most 2 items`}},
+		{"maxProperties", "spec: {size: small, labels: {a: b, c: d}}", []string{
+			`spec.labels: Too many: 2: must have at most 1 item`}},
+		{"multipleOf", "spec: {size: small, ratio: 0.7}", []string{
+			`spec.ratio: Invalid value: 0.7: spec.ratio in body should be a multiple of 0.5`}},
+		{"int or string refuses a bool", "spec: {size: small, port: true}", []string{
+			`spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"`}},
+		{"not nullable", "spec: {size: small, name: null}", []string{
+			`spec.name: Invalid value: "null": spec.name in body must be of type string: "null"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, e := range v.Validate(widget(t, tc.spec)) {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestCustomResourceValidatorKinds(t *testing.T) {
+	v := widgetValidator(t)
+	for gvk, want := range map[schema.GroupVersionKind]bool{
+		{Group: "example.com", Version: "v1", Kind: "Widget"}: true,
+		{Group: "example.com", Version: "v2", Kind: "Widget"}: false, // not served
+		{Group: "apps", Version: "v1", Kind: "Deployment"}:    false,
+	} {
+		if got := v.Knows(gvk); got != want {
+			t.Errorf("Knows(%v) = %v, want %v", gvk, got, want)
+		}
+	}
+	u := widget(t, "spec: {}")
+	u.SetAPIVersion("apps/v1")
+	u.SetKind("Deployment")
+	if errs := v.Validate(u); errs != nil {
+		t.Errorf("a kind of no CRD: %v", errs)
+	}
+	var nilValidator *typecheck.CustomResourceValidator
+	if nilValidator.Knows(u.GroupVersionKind()) || nilValidator.Validate(u) != nil {
+		t.Error("a nil validator checks nothing")
+	}
+	obj := widget(t, "spec: {size: small}")
+	before := fmt.Sprint(obj.Object)
+	v.Validate(obj)
+	if fmt.Sprint(obj.Object) != before {
+		t.Error("Validate modified its argument")
+	}
+}
+
+func TestNewCustomResourceValidatorErrors(t *testing.T) {
+	m, err := manifest.Load([]byte(strings.Replace(crWidgetCRD, "type: object\n        required: [spec]", "type: 5\n        required: [spec]", 1)), "crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := typecheck.NewCustomResourceValidator(m.CRDs...); err == nil || !strings.Contains(err.Error(), `CustomResourceDefinition "widgets.example.com": spec.versions[0].schema.openAPIV3Schema`) {
+		t.Errorf("got %v", err)
+	}
+}
