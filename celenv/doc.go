@@ -41,7 +41,11 @@
 // object.spec.template.spec.containers and the length of each of their
 // images, say, rather than every string and list of the object), and runs
 // the expression untracked when its bound is at most half the per-call
-// limit, charging the bound to the budget. If those charges would exhaust
+// limit, charging the bound to the budget. When the bound for the largest
+// of those sizes everywhere is too large, the expression is estimated
+// again for each path's own size (once per combination of sizes, then
+// remembered), so that a thousand containers do not make each container's
+// two-entry limits map count as a thousand entries long. If those charges would exhaust
 // the budget, the batch measures instead: it evaluates what it (and the
 // batches it continues, see [Batch.Next]) evaluated so far again, tracked,
 // updates their [Batch.Results], and tracks from then on, so every limit
