@@ -15,6 +15,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/policy/manifest"
 )
@@ -331,6 +332,28 @@ func (ls *loadedSuite) object(o *ObjectSource, path string) (*unstructured.Unstr
 		return nil, fmt.Errorf("%s:%d: %s: a %T is not an object a request carries", name, docs[0].Line, path, docs[0].Object)
 	}
 	return u, nil
+}
+
+// refused returns the errors the API server reports when it refuses obj,
+// one a line, each with the line of its field for inline objects (the
+// test's line, naming the file, for objects in files); nil when errs is empty.
+func (ls *loadedSuite) refused(o *ObjectSource, path string, obj *unstructured.Unstructured, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	if o.File != "" {
+		path = fmt.Sprintf("%s (%s)", path, o.File)
+	}
+	head := fmt.Sprintf("the API server would refuse this %s (422 Invalid: %s %q is invalid)", obj.GetKind(), obj.GroupVersionKind().GroupKind(), obj.GetName())
+	msgs := []string{fmt.Sprintf("%s:%d: %s: %s:", ls.file, o.line, path, head)}
+	for _, e := range errs {
+		line := o.line
+		if o.File == "" {
+			line = nodeLine(o.node, e.Field, o.line)
+		}
+		msgs = append(msgs, fmt.Sprintf("%s:%d: %s: %s", ls.file, line, path, e.Error()))
+	}
+	return errors.New(strings.Join(msgs, "\n"))
 }
 
 // operation returns the test's operation, inferred from its objects when

@@ -31,6 +31,30 @@ func TestRunExampleSuite(t *testing.T) {
 
 const suiteHead = "apiVersion: vapkit.dev/v1alpha1\nkind: Suite\n"
 
+// widgetCRD serves example.com/v1 Widget, whose spec.replicas is a
+// required integer.
+const widgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [replicas]
+            properties:
+              replicas: {type: integer}
+`
+
 const suitePolicy = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: replicas}
@@ -173,6 +197,24 @@ func TestSuiteErrors(t *testing.T) {
 			"p.yaml": suitePolicy,
 		},
 		want: `DIR/s.yaml:11: object: unknown field "spec.replica"`,
+	}, {
+		name: "custom resource its CRD's schema refuses",
+		files: map[string]string{
+			"s.yaml":   suiteHead + "policies: [p.yaml]\ncrds: [crd.yaml]\ntests:\n- name: a\n  object:\n    apiVersion: example.com/v1\n    kind: Widget\n    metadata: {name: w, namespace: default}\n    spec:\n      replicas: \"3\"\n  expect: {allow: true}\n",
+			"p.yaml":   suitePolicy,
+			"crd.yaml": widgetCRD,
+		},
+		want: "DIR/s.yaml:8: object: the API server would refuse this Widget (422 Invalid: Widget.example.com \"w\" is invalid):\n" +
+			`DIR/s.yaml:12: object: spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`,
+	}, {
+		name: "custom resource in a file",
+		files: map[string]string{
+			"s.yaml":   suiteHead + "policies: [p.yaml]\ncrds: [crd.yaml]\ntests:\n- name: a\n  object: w.yaml\n  expect: {allow: true}\n",
+			"p.yaml":   suitePolicy,
+			"crd.yaml": widgetCRD,
+			"w.yaml":   "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {}\n",
+		},
+		want: "DIR/s.yaml:7: object (w.yaml): spec.replicas: Required value",
 	}, {
 		name: "subresource without resource",
 		files: map[string]string{

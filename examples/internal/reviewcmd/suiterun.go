@@ -19,6 +19,7 @@ import (
 	"github.com/vapkit/vapkit/policy"
 	"github.com/vapkit/vapkit/policy/casefile"
 	"github.com/vapkit/vapkit/policy/manifest"
+	"github.com/vapkit/vapkit/typecheck"
 )
 
 // authorizerRulesKind is the kind of the documents that drive the
@@ -30,6 +31,8 @@ type compiledSuite struct {
 	ls     *loadedSuite
 	tester *policy.Tester
 	m      *manifest.Set
+	// crs checks custom resources against their CRD's schema.
+	crs *typecheck.CustomResourceValidator
 }
 
 // compileSuite reads the suite's files (strictly) and compiles its
@@ -93,7 +96,11 @@ func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", ls.file, err)
 	}
-	return &compiledSuite{ls: ls, tester: t, m: all}, nil
+	crs, err := typecheck.NewCustomResourceValidator(all.CRDs...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ls.file, err)
+	}
+	return &compiledSuite{ls: ls, tester: t, m: all, crs: crs}, nil
 }
 
 // located is where an object was read.
@@ -253,6 +260,15 @@ func (cs *compiledSuite) request(t *SuiteTest) (*policy.Request, error) {
 	if t.Object != nil {
 		if obj, err = cs.ls.object(t.Object, "object"); err != nil {
 			return nil, err
+		}
+		// The API server validates a created custom resource against its
+		// CRD's schema before admission sees it. On update it ratchets
+		// (keeps unchanged invalid values), which vapkit does not
+		// reproduce: updates are not checked.
+		if op == admissionv1.Create {
+			if err := cs.ls.refused(t.Object, "object", obj, cs.crs.Validate(obj)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if t.OldObject != nil {
