@@ -33,6 +33,9 @@
 // field.ErrorList with the server's paths and messages; so do
 // [ValidateMutatingPolicy], [ValidateMutatingPolicyUpdate] and
 // [ValidateMutatingBinding] for MutatingAdmissionPolicies.
+// [CustomResourceValidator] returns those the server's CRD handler reports
+// when a custom resource fails its CRD's openAPIV3Schema (see its doc for
+// what it does not check).
 //
 // # Mutating admission policies
 //
