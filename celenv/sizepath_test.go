@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/cel-go/cel"
@@ -152,4 +153,37 @@ func TestUntrackedMixedSizes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestUntrackedMixedSizesConcurrent evaluates one program from several
+// goroutines on lists of different lengths at once, so that its bounds per
+// combination of sizes are estimated and remembered concurrently (run
+// with -race).
+func TestUntrackedMixedSizesConcurrent(t *testing.T) {
+	env, err := celenv.New(celenv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := env.NewScope(celenv.ScopeOptions{})
+	p := scope.Compile("object.spec.containers.all(c, 'cpu' in c.resources.limits && 'memory' in c.resources.limits)", celenv.Decls{}, cel.BoolType)
+	if p.Err() != nil {
+		t.Fatal(p.Err())
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 20 {
+				cs := make([]any, 100*(1+(g+i)%8))
+				for j := range cs {
+					cs[j] = map[string]any{"resources": map[string]any{"limits": map[string]any{"cpu": "1", "memory": "1Gi"}}}
+				}
+				in := &celenv.Input{Object: map[string]any{"spec": map[string]any{"containers": cs}}}
+				r, err := scope.NewBatch(context.Background(), new(celenv.Session), in, runtimeBudget).Eval(p)
+				if err != nil || r.Value != types.True || !r.Estimated {
+					t.Errorf("%d containers: Eval() = %+v, %v; want true, estimated", len(cs), r, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
