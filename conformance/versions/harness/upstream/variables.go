@@ -31,13 +31,16 @@ var sharedVariables sync.Mutex
 // compiler is the policy source's compile function.
 type compiler = func(*validating.Policy) validating.Validator
 
-// isolateVariables makes plugin's policy source, when the plugin creates
+// isolateVariables (a no-op from 1.36) makes plugin's policy source, when the plugin creates
 // it, compile through cl: on its first compile request cl compiles every
 // bound policy of the case in order (compileOrder first, then document
 // order), each with the shared variables type holding exactly the fields
 // the policies compiled before it in this Cluster added, and answers every
 // request from those evaluators.
 func (cl *Cluster) isolateVariables(plugin *validating.Plugin, compileOrder []string) error {
+	if len(variablesTemplates()) == 0 {
+		return nil // every policy has a variables type of its own
+	}
 	v := reflect.ValueOf(plugin.Plugin)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return errors.New("upstream: validating plugin has no generic plugin")
