@@ -33,10 +33,10 @@ import (
 // Not checked (an object refused only for these still passes): the
 // x-kubernetes-validations CEL rules, the uniqueness of
 // x-kubernetes-list-type set and map items, metadata (name, labels,
-// annotations...) and embedded resources' metadata, the scale
-// subresource's replicas paths, and the ratcheting the server applies on
-// update (the validator checks an object as on create). Unknown fields are
-// not refused: the server prunes them, unless the schema preserves them.
+// annotations...) and embedded resources' metadata, and the scale
+// subresource's replicas paths. Unknown fields are not refused: the server
+// prunes them, unless the schema preserves them. Updates are checked with
+// the server's ratcheting by [CustomResourceValidator.ValidateUpdate].
 //
 // A CustomResourceValidator is immutable and safe for concurrent use.
 type CustomResourceValidator struct {
@@ -47,6 +47,7 @@ type CustomResourceValidator struct {
 type crVersion struct {
 	// raw is the version's openAPIV3Schema as written; nil when it has none.
 	raw       map[string]any
+	schema    *spec.Schema
 	validator *validate.SchemaValidator
 }
 
@@ -80,6 +81,7 @@ func NewCustomResourceValidator(crds ...*unstructured.Unstructured) (*CustomReso
 					return nil, fmt.Errorf("CustomResourceDefinition %q: spec.versions[%d].schema.openAPIV3Schema: %w", u.GetName(), i, err)
 				}
 			}
+			cv.schema = s
 			cv.validator = validate.NewSchemaValidator(s, nil, "", strfmt.Default)
 			v.kinds[schema.GroupVersionKind{Group: crd.Group, Version: name, Kind: crd.Kind}] = cv
 		}
@@ -105,14 +107,23 @@ func (v *CustomResourceValidator) Validate(obj *unstructured.Unstructured) field
 	if cv == nil {
 		return nil
 	}
+	return sortErrors(resultErrors(cv.validator.Validate(cv.defaulted(obj))))
+}
+
+// defaulted returns obj's content with the schema's defaults applied, as
+// the server decodes it; obj is not modified.
+func (cv *crVersion) defaulted(obj *unstructured.Unstructured) map[string]any {
 	content := obj.UnstructuredContent()
 	if cv.raw != nil {
 		content = runtime.DeepCopyJSON(content)
 		mutation.ApplySchemaDefaults(cv.raw, content)
 	}
-	errs := resultErrors(cv.validator.Validate(content))
-	// kube-openapi walks properties in map order, so the server's order
-	// varies from call to call; vapkit's is by field path.
+	return content
+}
+
+// sortErrors sorts errs by field path: kube-openapi walks properties in
+// map order, so the server's order varies from call to call.
+func sortErrors(errs field.ErrorList) field.ErrorList {
 	slices.SortStableFunc(errs, func(a, b *field.Error) int { return strings.Compare(a.Field, b.Field) })
 	return errs
 }

@@ -169,3 +169,112 @@ func TestNewCustomResourceValidatorErrors(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestCustomResourceValidatorUpdate(t *testing.T) {
+	v := widgetValidator(t)
+	for _, tc := range []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"valid", "spec: {size: small}", "spec: {size: large}", nil},
+		{"new invalid value", "spec: {size: small}", "spec: {size: huge}", []string{
+			`spec.size: Unsupported value: "huge": supported values: "small", "large"`}},
+		{"unchanged invalid value is ratcheted", "spec: {size: huge, replicas: 1}", "spec: {size: huge, replicas: 2}", nil},
+		{"changed invalid value", "spec: {size: huge}", "spec: {size: tiny}", []string{
+			`spec.size: Unsupported value: "tiny": supported values: "small", "large"`}},
+		{"missing field of a changed object", "spec: {replicas: 1}", "spec: {replicas: 2}", []string{
+			`spec.size: Required value`}},
+		{"missing field of an unchanged object", "spec: {replicas: 1}", "metadata: {name: w, namespace: default, labels: {a: b}}\nspec: {replicas: 1}", nil},
+		{"atomic list items are not correlated", "spec: {size: small, tags: [a, b, c]}", "spec: {size: small, tags: [a, b, c, d]}", []string{
+			`spec.tags: Too many: 4: must have at most 2 items`}},
+		{"unchanged atomic list", "spec: {size: small, tags: [a, b, c]}", "spec: {size: large, tags: [a, b, c]}", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var newObj *unstructured.Unstructured
+			if !strings.HasPrefix(tc.new, "metadata") {
+				newObj = widget(t, tc.new)
+			} else {
+				m, err := manifest.Load([]byte("apiVersion: example.com/v1\nkind: Widget\n"+tc.new), "w.yaml")
+				if err != nil {
+					t.Fatal(err)
+				}
+				newObj = m.Objects[0].(*unstructured.Unstructured)
+			}
+			var got []string
+			for _, e := range v.ValidateUpdate(newObj, widget(t, tc.old)) {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+	// Without an old object, an update is checked as a create.
+	if errs := v.ValidateUpdate(widget(t, "spec: {}"), nil); len(errs) != 1 {
+		t.Errorf("no old object: %v", errs)
+	}
+}
+
+// TestCustomResourceValidatorUpdateMapList: items of map lists are
+// correlated with the old item of the same key, wherever it is.
+func TestCustomResourceValidatorUpdateMapList(t *testing.T) {
+	m, err := manifest.Load([]byte(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          ports:
+            type: array
+            x-kubernetes-list-type: map
+            x-kubernetes-list-map-keys: [name, proto]
+            items:
+              type: object
+              required: [name, proto]
+              properties:
+                name: {type: string}
+                proto: {type: string}
+                port: {type: integer, maximum: 100}
+`), "crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := typecheck.NewCustomResourceValidator(m.CRDs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gadget := func(ports string) *unstructured.Unstructured {
+		o, err := manifest.Load([]byte("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g, namespace: default}\nports: "+ports), "g.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.Objects[0].(*unstructured.Unstructured)
+	}
+	old := gadget("[{name: a, proto: tcp, port: 500}, {name: b, proto: tcp, port: 1}]")
+	for ports, want := range map[string]string{
+		// a keeps its invalid port at another index: ratcheted.
+		"[{name: b, proto: tcp, port: 2}, {name: a, proto: tcp, port: 500}]": "",
+		// a new key: not correlated.
+		"[{name: a, proto: udp, port: 500}]": "ports[0].port: Invalid value: 500: ports[0].port in body should be less than or equal to 100",
+		// a's invalid port changed.
+		"[{name: a, proto: tcp, port: 501}]": "ports[0].port: Invalid value: 501: ports[0].port in body should be less than or equal to 100",
+	} {
+		var got []string
+		for _, e := range v.ValidateUpdate(gadget(ports), old) {
+			got = append(got, e.Error())
+		}
+		if strings.Join(got, "\n") != want {
+			t.Errorf("ports %s: got %q, want %q", ports, got, want)
+		}
+	}
+}

@@ -17,10 +17,12 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/cel/common"
 
 	"github.com/vapkit/vapkit/typecheck"
 )
@@ -118,6 +120,30 @@ func (g gen) schema(d int) map[string]any {
 	case "array":
 		s["type"] = "array"
 		s["items"] = g.schema(d - 1)
+		switch g.r.IntN(4) {
+		case 0: // a map list keyed by name, or by name and port
+			item := g.schema(d - 1)
+			item["type"] = "object"
+			delete(item, "x-kubernetes-int-or-string")
+			delete(item, "additionalProperties")
+			delete(item, "items")
+			props, _ := item["properties"].(map[string]any)
+			if props == nil {
+				props = map[string]any{}
+			}
+			props["name"] = map[string]any{"type": "string", "maxLength": int64(2)}
+			keys := []any{"name"}
+			if g.chance(2) {
+				props["port"] = map[string]any{"type": "integer", "maximum": float64(5)}
+				keys = append(keys, "port")
+			}
+			item["properties"] = props
+			s["items"] = item
+			s["x-kubernetes-list-type"] = "map"
+			s["x-kubernetes-list-map-keys"] = keys
+		case 1:
+			s["x-kubernetes-list-type"] = []string{"set", "atomic"}[g.r.IntN(2)]
+		}
 		if g.chance(3) {
 			s["maxItems"] = int64(g.r.IntN(3))
 		}
@@ -143,6 +169,21 @@ func (g gen) value(s map[string]any, d int) any {
 	}
 	if g.chance(10) || d > 4 {
 		return []any{"s", int64(7), 1.5, true, map[string]any{}, []any{}}[g.r.IntN(6)]
+	}
+	if props, ok := s["properties"].(map[string]any); ok && props["name"] != nil && g.chance(2) {
+		// Map-list items: keys from a small set, so that old and new items
+		// correlate.
+		out := map[string]any{}
+		for name, p := range props {
+			if !g.chance(4) {
+				out[name] = g.value(p.(map[string]any), d+1)
+			}
+		}
+		out["name"] = []any{"a", "bb", "ccc"}[g.r.IntN(3)]
+		if props["port"] != nil {
+			out["port"] = int64(g.r.IntN(7))
+		}
+		return out
 	}
 	if ios, _ := s["x-kubernetes-int-or-string"].(bool); ios {
 		if g.chance(2) {
@@ -188,6 +229,57 @@ func (g gen) value(s map[string]any, d int) any {
 	return nil
 }
 
+// mutate returns a copy of x with some values replaced, so that an update
+// keeps some of old's values (and invalid ones) and changes others.
+func (g gen) mutate(x any, s map[string]any, d int) any {
+	if s == nil || g.chance(5) {
+		return g.value(s, d)
+	}
+	switch v := x.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		props, _ := s["properties"].(map[string]any)
+		ap, _ := s["additionalProperties"].(map[string]any)
+		for k, e := range v {
+			ps, _ := props[k].(map[string]any)
+			if ps == nil {
+				ps = ap
+			}
+			switch {
+			case g.chance(3):
+				out[k] = g.mutate(e, ps, d+1)
+			case g.chance(10):
+			default:
+				out[k] = runtime.DeepCopyJSONValue(e)
+			}
+		}
+		return out
+	case []any:
+		items, _ := s["items"].(map[string]any)
+		out := []any{}
+		for _, e := range v {
+			switch {
+			case g.chance(3):
+				out = append(out, g.mutate(e, items, d+1))
+			case g.chance(8):
+			default:
+				out = append(out, runtime.DeepCopyJSONValue(e))
+			}
+		}
+		if g.chance(4) {
+			out = append(out, g.value(items, d+1))
+		}
+		if g.chance(4) && len(out) > 1 {
+			out[0], out[len(out)-1] = out[len(out)-1], out[0]
+		}
+		return out
+	}
+	if g.chance(2) {
+		return runtime.DeepCopyJSONValue(x)
+	}
+	return g.value(s, d)
+}
+
 // crd wraps a spec schema into a CRD for example.com/v1 Widget.
 func crd(spec map[string]any) map[string]any {
 	root := map[string]any{
@@ -208,6 +300,49 @@ func crd(spec map[string]any) map[string]any {
 			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": root}}},
 		},
 	}
+}
+
+// upstreamSchema returns the API server's validator and structural
+// schema of the CRD.
+func upstreamSchema(t *testing.T, crdObj map[string]any) (apiextensionsvalidation.SchemaValidator, *structuralschema.Structural) {
+	t.Helper()
+	raw, err := json.Marshal(crdObj["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := &apiextensionsv1.JSONSchemaProps{}
+	if err := json.Unmarshal(raw, v1); err != nil {
+		t.Fatal(err)
+	}
+	internal := &apiextensions.JSONSchemaProps{}
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v1, internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := structuralschema.NewStructural(internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validator, _, err := apiextensionsvalidation.NewSchemaValidator(internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return validator, s
+}
+
+// upstreamUpdateErrors defaults both objects as the API server does on
+// decoding and returns its ratcheting schema validation errors.
+func upstreamUpdateErrors(t *testing.T, crdObj, obj, old map[string]any) []string {
+	t.Helper()
+	validator, s := upstreamSchema(t, crdObj)
+	obj, old = runtime.DeepCopyJSON(obj), runtime.DeepCopyJSON(old)
+	structuraldefaulting.Default(obj, s)
+	structuraldefaulting.Default(old, s)
+	correlated := common.NewCorrelatedObject(obj, old, &model.Structural{Structural: s})
+	var out []string
+	for _, e := range apiextensionsvalidation.ValidateCustomResourceUpdate(nil, obj, old, validator, apiextensionsvalidation.WithRatcheting(correlated)) {
+		out = append(out, e.Error())
+	}
+	return out
 }
 
 // upstreamErrors defaults obj as the API server does on decoding and
@@ -300,4 +435,49 @@ func TestValidationAgrees(t *testing.T) {
 		t.Errorf("%d of %d objects refused; the generator is unbalanced", refused, total)
 	}
 	t.Logf("%d objects, %d refused, 0 differences", total, refused)
+}
+
+// TestUpdateValidationAgrees: 300 generated schemas, 20 updates each, the
+// new object a mutation of the old one.
+func TestUpdateValidationAgrees(t *testing.T) {
+	g := gen{rand.New(rand.NewPCG(5, 6))}
+	refused, ratcheted, total := 0, 0, 0
+	for i := range 300 {
+		spec := g.schema(3)
+		c := crd(spec)
+		v, err := typecheck.NewCustomResourceValidator(decode(t, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 20 {
+			oldObj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": g.value(spec, 0)}
+			newObj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": g.mutate(oldObj["spec"], spec, 0)}
+			o, n := decode(t, oldObj), decode(t, newObj)
+			want := upstreamUpdateErrors(t, c, n.Object, o.Object)
+			var got []string
+			for _, e := range v.ValidateUpdate(n, o) {
+				got = append(got, e.Error())
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			total++
+			if len(want) > 0 {
+				refused++
+			}
+			if len(want) < len(v.Validate(n)) {
+				ratcheted++
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				sj, _ := json.Marshal(spec)
+				oj, _ := json.Marshal(o.Object)
+				nj, _ := json.Marshal(n.Object)
+				t.Fatalf("schema %d update %d differ\nschema %s\nold %s\nnew %s\nupstream:\n%s\nvapkit:\n%s", i, j, sj, oj, nj, strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+		}
+	}
+	// The generator must exercise refusals and ratcheting.
+	if refused < total/5 || ratcheted < total/10 {
+		t.Errorf("%d of %d updates refused, %d ratcheted; the generator is unbalanced", refused, total, ratcheted)
+	}
+	t.Logf("%d updates, %d refused, %d with errors ratcheted, 0 differences", total, refused, ratcheted)
 }

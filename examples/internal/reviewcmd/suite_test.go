@@ -216,6 +216,14 @@ func TestSuiteErrors(t *testing.T) {
 		},
 		want: "DIR/s.yaml:7: object (w.yaml): spec.replicas: Required value",
 	}, {
+		name: "updated custom resource: a new invalid value is refused",
+		files: map[string]string{
+			"s.yaml":   suiteHead + "policies: [p.yaml]\ncrds: [crd.yaml]\ntests:\n- name: a\n  oldObject: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w, namespace: default}, spec: {}}\n  object: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w, namespace: default}, spec: {replicas: x}}\n  expect: {allow: true}\n",
+			"p.yaml":   suitePolicy,
+			"crd.yaml": widgetCRD,
+		},
+		want: `DIR/s.yaml:8: object: spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`,
+	}, {
 		name: "subresource without resource",
 		files: map[string]string{
 			"s.yaml": suiteHead + "policies: [p.yaml]\ntests:\n- name: a\n  subResource: scale\n  object: " + deployment + "\n  expect: {allow: true}\n",
@@ -277,4 +285,35 @@ func FuzzLoadSuite(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSuiteCustomResources: valid custom resources run, and an update
+// that keeps an invalid value the stored object already held runs too, as
+// the API server ratchets it.
+func TestSuiteCustomResources(t *testing.T) {
+	t.Parallel()
+	w := func(spec string) string {
+		return "{apiVersion: example.com/v1, kind: Widget, metadata: {name: w, namespace: default}, spec: " + spec + "}"
+	}
+	tests := "tests:\n" +
+		"- name: create\n  object: " + w("{replicas: 3}") + "\n  expect: {allow: true}\n" +
+		"- name: ratcheted update\n  oldObject: " + w("{replicas: x}") + "\n  object: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w, namespace: default, labels: {a: b}}, spec: {replicas: x}}\n  expect: {allow: true}\n" +
+		"- name: update\n  oldObject: " + w("{replicas: 1}") + "\n  object: " + w("{replicas: 2}") + "\n  expect: {allow: true}\n" +
+		"- name: delete of an invalid object\n  oldObject: " + w("{}") + "\n  expect: {allow: true}\n"
+	dir := writeDir(t, map[string]string{
+		"suite.yaml":  suiteHead + "policies: [policy.yaml]\ncrds: [crd.yaml]\n" + tests,
+		"policy.yaml": suitePolicy,
+		"crd.yaml":    widgetCRD,
+	})
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"-format", "json", dir}, &out); err != nil {
+		t.Fatalf("run() error = %v\n%s", err, out.String())
+	}
+	var rep report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary != (summary{Total: 4, Passed: 4}) {
+		t.Errorf("summary = %+v, want 4 passed\n%s", rep.Summary, out.String())
+	}
 }

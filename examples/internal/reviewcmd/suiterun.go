@@ -261,20 +261,23 @@ func (cs *compiledSuite) request(t *SuiteTest) (*policy.Request, error) {
 		if obj, err = cs.ls.object(t.Object, "object"); err != nil {
 			return nil, err
 		}
-		// The API server validates a created custom resource against its
-		// CRD's schema before admission sees it. On update it ratchets
-		// (keeps unchanged invalid values), which vapkit does not
-		// reproduce: updates are not checked.
-		if op == admissionv1.Create {
-			if err := cs.ls.refused(t.Object, "object", obj, cs.crs.Validate(obj)); err != nil {
-				return nil, err
-			}
-		}
 	}
 	if t.OldObject != nil {
 		if old, err = cs.ls.object(t.OldObject, "oldObject"); err != nil {
 			return nil, err
 		}
+	}
+	// The API server validates a created or updated custom resource
+	// against its CRD's schema before admission sees it; on update it lets
+	// through invalid values the old object already held (ratcheting).
+	switch {
+	case obj != nil && op == admissionv1.Create:
+		err = cs.ls.refused(t.Object, "object", obj, cs.crs.Validate(obj))
+	case obj != nil && op == admissionv1.Update && t.SubResource == "":
+		err = cs.ls.refused(t.Object, "object", obj, cs.crs.ValidateUpdate(obj, old))
+	}
+	if err != nil {
+		return nil, err
 	}
 	if t.Namespace != "" {
 		for _, o := range []*unstructured.Unstructured{obj, old} {
