@@ -21,6 +21,7 @@ import (
 
 	"github.com/vapkit/vapkit/policy/casefile"
 	"github.com/vapkit/vapkit/policy/manifest"
+	"github.com/vapkit/vapkit/typecheck"
 )
 
 // Case outcomes.
@@ -285,16 +286,25 @@ func loadCase(file string, strict bool) (*loadedCase, error) {
 }
 
 // refusals returns what the API server of env's version would refuse to
-// create among the case's objects ([policy.Refusals]), each as
+// create among the case's objects ([policy.Refusals], and custom
+// resources, the request's object included, that their CRD's schema
+// refuses), each as
 // "file:line: problem" with the line of the field concerned.
 func (l *loadedCase) refusals(file string, env *celenv.Env) []string {
-	rs := policy.Refusals(env, &manifest.Set{Policies: l.c.Policies, Bindings: l.c.Bindings})
-	if len(rs) == 0 {
-		return nil
+	var out []string
+	if rs := policy.Refusals(env, &manifest.Set{Policies: l.c.Policies, Bindings: l.c.Bindings}); len(rs) > 0 {
+		where := map[k8sruntime.Object]located{}
+		indexDocs(file, l.docs, &manifest.Set{Policies: l.c.Policies, Bindings: l.c.Bindings}, where)
+		out = locateRefusals(rs, where)
 	}
-	where := map[k8sruntime.Object]located{}
-	indexDocs(file, l.docs, &manifest.Set{Policies: l.c.Policies, Bindings: l.c.Bindings}, where)
-	return locateRefusals(rs, where)
+	if len(l.c.CRDs) > 0 {
+		v, err := typecheck.NewCustomResourceValidator(l.c.CRDs...)
+		if err != nil {
+			return append(out, fmt.Sprintf("%s: %v", file, err))
+		}
+		out = append(out, customResourceRefusals(v, file, l.docs)...)
+	}
+	return out
 }
 
 // caseExpectation is the expectation of a case, from one of its sources.

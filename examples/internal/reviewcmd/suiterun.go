@@ -40,6 +40,11 @@ type compiledSuite struct {
 // file and line.
 func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
 	all := &manifest.Set{}
+	type fileDocs struct {
+		file string
+		docs []manifest.Document
+	}
+	var read []fileDocs
 	where := map[k8sruntime.Object]located{}
 	var rules casefile.RuleAuthorizer
 	for _, f := range ls.sources {
@@ -56,6 +61,7 @@ func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
 			return nil, err
 		}
 		indexDocs(f, docs, m, where)
+		read = append(read, fileDocs{f, docs})
 		all.Policies = append(all.Policies, m.Policies...)
 		all.Bindings = append(all.Bindings, m.Bindings...)
 		all.MutatingPolicies = append(all.MutatingPolicies, m.MutatingPolicies...)
@@ -99,6 +105,13 @@ func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
 	crs, err := typecheck.NewCustomResourceValidator(all.CRDs...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ls.file, err)
+	}
+	var rs []string
+	for _, r := range read {
+		rs = append(rs, customResourceRefusals(crs, r.file, r.docs)...)
+	}
+	if len(rs) > 0 {
+		return nil, fmt.Errorf("the API server would refuse to create the suite's objects:\n%s", strings.Join(rs, "\n"))
 	}
 	return &compiledSuite{ls: ls, tester: t, m: all, crs: crs}, nil
 }

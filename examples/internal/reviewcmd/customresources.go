@@ -1,0 +1,69 @@
+package reviewcmd
+
+import (
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/vapkit/vapkit/policy/manifest"
+	"github.com/vapkit/vapkit/typecheck"
+)
+
+// customResourceRefusals returns what the API server would refuse to
+// store among the custom resources read from docs (parameter objects and
+// others of a kind the CRDs serve), and the object of an AdmissionReview's
+// CREATE or UPDATE request: each error of the CRD's schema as
+// "file:line: Kind "name": field: problem", with the line of the field.
+func customResourceRefusals(v *typecheck.CustomResourceValidator, file string, docs []manifest.Document) []string {
+	var out []string
+	for _, d := range docs {
+		switch o := d.Object.(type) {
+		case *unstructured.Unstructured:
+			if !v.Knows(o.GroupVersionKind()) {
+				continue
+			}
+			for _, e := range v.Validate(o) {
+				out = append(out, fmt.Sprintf("%s:%d: %s %q: %v", file, d.Locate(e.Field), o.GetKind(), o.GetName(), e))
+			}
+		case *admissionv1.AdmissionReview:
+			req := o.Request
+			if req == nil || req.SubResource != "" {
+				continue
+			}
+			obj, old := rawObject(req.Object.Raw), rawObject(req.OldObject.Raw)
+			if obj == nil {
+				continue
+			}
+			var errs field.ErrorList
+			switch req.Operation {
+			case admissionv1.Create:
+				errs = v.Validate(obj)
+			case admissionv1.Update:
+				errs = v.ValidateUpdate(obj, old)
+			}
+			for _, e := range errs {
+				path := "request.object"
+				if e.Field != "" {
+					path += "." + e.Field
+				}
+				out = append(out, fmt.Sprintf("%s:%d: AdmissionReview: request.object: %s %q: %v", file, d.Locate(path), obj.GetKind(), obj.GetName(), e))
+			}
+		}
+	}
+	return out
+}
+
+// rawObject decodes a request's object as the API server does (whole
+// numbers int64); nil when absent or not an object.
+func rawObject(raw []byte) *unstructured.Unstructured {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(raw); err != nil {
+		return nil
+	}
+	return u
+}
