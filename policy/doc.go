@@ -149,12 +149,16 @@
 // allocating lists of any size, as those servers do.
 //
 // Not modelled, found at 1.32: cel-go v0.22.0, 1.32's, types the second
-// variable of a two-variable comprehension over a dyn map with an empty
-// type, so object.metadata.labels.all(k, v, v != "") fails to compile in
-// the 1.32 plugin's compiler ("found no matching overload for '_!=_'
-// applied to '(, string)'"), and in testdata case lib-two-var-comprehensions
-// the two validations doing so give no warning on the 1.32 server, where
-// vapkit at 1.32 warns as 1.33 and later servers do.
+// variable of a two-variable comprehension over a dyn map (such as a map
+// read from object) with an empty type, so
+// object.metadata.labels.all(k, v, v != "") fails to compile on the 1.32
+// server ("compilation failed: ... found no matching overload for '_!=_'
+// applied to '(, string)'"); 1.33's cel-go v0.23.2 compiles it, and vapkit
+// compiles and evaluates it at every version. A Deny binding denies with
+// that compilation error there; a Warn-only binding gives no warning for a
+// validation that does not compile, so in testdata case
+// lib-two-var-comprehensions the 1.32 server allows with no warnings where
+// vapkit at 1.32 warns for the two failing validations.
 //
 // Not modelled either: defaulting of built-in kinds after a mutation.
 // The mutating policy
