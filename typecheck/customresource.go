@@ -27,12 +27,13 @@ import (
 // object's apiVersion and kind, then its content, defaulted by the schema's
 // defaults as the server defaults on decoding, against the schema by
 // kube-openapi's validator with the formats the server supports. The errors
-// are the server's: same field paths, same messages, sorted by field path
+// are the server's, followed by those of the uniqueness of
+// x-kubernetes-list-type set and map items: same field paths, same
+// messages, sorted by field path
 // (the server's order varies from one request to the next).
 //
 // Not checked (an object refused only for these still passes): the
-// x-kubernetes-validations CEL rules, the uniqueness of
-// x-kubernetes-list-type set and map items, metadata (name, labels,
+// x-kubernetes-validations CEL rules, metadata (name, labels,
 // annotations...) and embedded resources' metadata, and the scale
 // subresource's replicas paths. Unknown fields are not refused: the server
 // prunes them, unless the schema preserves them. Updates are checked with
@@ -107,7 +108,9 @@ func (v *CustomResourceValidator) Validate(obj *unstructured.Unstructured) field
 	if cv == nil {
 		return nil
 	}
-	return sortErrors(resultErrors(cv.validator.Validate(cv.defaulted(obj))))
+	content := cv.defaulted(obj)
+	errs := resultErrors(cv.validator.Validate(content))
+	return sortErrors(append(errs, listErrors(nil, cv.schema, content)...))
 }
 
 // defaulted returns obj's content with the schema's defaults applied, as

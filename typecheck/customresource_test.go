@@ -48,6 +48,12 @@ spec:
               ratio: {type: number, multipleOf: 0.5}
               level: {type: number, enum: [1, 2.5]}
               opt: {type: string, nullable: true}
+              ids: {type: array, x-kubernetes-list-type: set, items: {type: string}}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items: {type: object, properties: {name: {type: string}, port: {type: integer}}}
   - name: v2
     served: false
     storage: false
@@ -92,6 +98,12 @@ func TestCustomResourceValidator(t *testing.T) {
 		{"enum of whole numbers matches truncated values, as upstream's", "spec: {size: small, level: 1.5}", nil},
 		{"number enum", "spec: {size: small, level: 2}", []string{
 			`spec.level: Unsupported value: 2: supported values: "1", "2.5"`}},
+		{"set", "spec: {size: small, ids: [a, b, a, a]}", []string{`spec.ids[2]: Duplicate value: "a"`}},
+		{"map list", "spec: {size: small, ports: [{name: a, port: 1}, {name: b}, {name: a, port: 2}]}", []string{
+			`spec.ports[2]: Duplicate value: {"name":"a"}`}},
+		{"map list item not an object", "spec: {size: small, ports: [{name: a}, 3]}", []string{
+			`spec.ports[1]: Invalid value: "integer": spec.ports[1] in body must be of type object: "integer"`,
+			`spec.ports[1]: Invalid value: 3: must be an object for an array of list-type map`}},
 		{"wrong type", `spec: {size: small, replicas: "3"}`, []string{
 			`spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`}},
 		{"missing spec", "", []string{`spec: Required value`}},
@@ -188,6 +200,8 @@ func TestCustomResourceValidatorUpdate(t *testing.T) {
 		{"atomic list items are not correlated", "spec: {size: small, tags: [a, b, c]}", "spec: {size: small, tags: [a, b, c, d]}", []string{
 			`spec.tags: Too many: 4: must have at most 2 items`}},
 		{"unchanged atomic list", "spec: {size: small, tags: [a, b, c]}", "spec: {size: large, tags: [a, b, c]}", nil},
+		{"new duplicate", "spec: {size: small, ids: [a]}", "spec: {size: small, ids: [a, a]}", []string{`spec.ids[1]: Duplicate value: "a"`}},
+		{"duplicates already stored", "spec: {size: small, ids: [a, a]}", "spec: {size: small, ids: [a, a, b, b]}", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var newObj *unstructured.Unstructured

@@ -17,7 +17,9 @@ import (
 // server ratchets (CRD validation ratcheting, on by default since
 // Kubernetes 1.30): a failing value equal to the one old holds at the same
 // place (object fields by name, items of x-kubernetes-list-type map lists
-// by their keys; other list items are not correlated) is let through. nil
+// by their keys; other list items are not correlated) is let through, and
+// duplicate list-type set or map items are refused only when old held
+// none. nil
 // when obj's kind is not one of the CRDs'. Neither object is modified.
 func (v *CustomResourceValidator) ValidateUpdate(obj, old *unstructured.Unstructured) field.ErrorList {
 	if old == nil {
@@ -30,8 +32,14 @@ func (v *CustomResourceValidator) ValidateUpdate(obj, old *unstructured.Unstruct
 	if cv == nil {
 		return nil
 	}
-	r := &ratchet{c: &correlated{new: cv.defaulted(obj), old: cv.defaulted(old), schema: cv.schema}, schema: cv.schema, formats: strfmt.Default}
-	return sortErrors(resultErrors(r.Validate(nil)))
+	newContent, oldContent := cv.defaulted(obj), cv.defaulted(old)
+	r := &ratchet{c: &correlated{new: newContent, old: oldContent, schema: cv.schema}, schema: cv.schema, formats: strfmt.Default}
+	errs := resultErrors(r.Validate(nil))
+	// Duplicate list items are refused only when old had none.
+	if len(listErrors(nil, cv.schema, oldContent)) == 0 {
+		errs = append(errs, listErrors(nil, cv.schema, newContent)...)
+	}
+	return sortErrors(errs)
 }
 
 // ratchet validates one correlated value; its errors are dropped (kept as

@@ -9,6 +9,7 @@ package crvalidatediff
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -174,7 +176,8 @@ func (g gen) value(s map[string]any, d int) any {
 		// Map-list items: keys from a small set, so that old and new items
 		// correlate.
 		out := map[string]any{}
-		for name, p := range props {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			p := props[name]
 			if !g.chance(4) {
 				out[name] = g.value(p.(map[string]any), d+1)
 			}
@@ -206,14 +209,19 @@ func (g gen) value(s map[string]any, d int) any {
 	case "array":
 		items, _ := s["items"].(map[string]any)
 		out := []any{}
-		for range g.r.IntN(4) {
+		n := g.r.IntN(4)
+		if _, keyed := s["x-kubernetes-list-type"]; keyed {
+			n = 2 + g.r.IntN(3) // sets and map lists: room for duplicates
+		}
+		for range n {
 			out = append(out, g.value(items, d+1))
 		}
 		return out
 	case "object":
 		out := map[string]any{}
 		if props, ok := s["properties"].(map[string]any); ok {
-			for name, p := range props {
+			for _, name := range slices.Sorted(maps.Keys(props)) {
+				p := props[name]
 				if !g.chance(4) {
 					out[name] = g.value(p.(map[string]any), d+1)
 				}
@@ -240,7 +248,8 @@ func (g gen) mutate(x any, s map[string]any, d int) any {
 		out := map[string]any{}
 		props, _ := s["properties"].(map[string]any)
 		ap, _ := s["additionalProperties"].(map[string]any)
-		for k, e := range v {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			e := v[k]
 			ps, _ := props[k].(map[string]any)
 			if ps == nil {
 				ps = ap
@@ -330,7 +339,8 @@ func upstreamSchema(t *testing.T, crdObj map[string]any) (apiextensionsvalidatio
 }
 
 // upstreamUpdateErrors defaults both objects as the API server does on
-// decoding and returns its ratcheting schema validation errors.
+// decoding and returns its ratcheting schema validation errors, then its
+// list-type ones when the old object has none.
 func upstreamUpdateErrors(t *testing.T, crdObj, obj, old map[string]any) []string {
 	t.Helper()
 	validator, s := upstreamSchema(t, crdObj)
@@ -339,14 +349,18 @@ func upstreamUpdateErrors(t *testing.T, crdObj, obj, old map[string]any) []strin
 	structuraldefaulting.Default(old, s)
 	correlated := common.NewCorrelatedObject(obj, old, &model.Structural{Structural: s})
 	var out []string
-	for _, e := range apiextensionsvalidation.ValidateCustomResourceUpdate(nil, obj, old, validator, apiextensionsvalidation.WithRatcheting(correlated)) {
+	errs := apiextensionsvalidation.ValidateCustomResourceUpdate(nil, obj, old, validator, apiextensionsvalidation.WithRatcheting(correlated))
+	if len(structurallisttype.ValidateListSetsAndMaps(nil, s, old)) == 0 {
+		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, obj)...)
+	}
+	for _, e := range errs {
 		out = append(out, e.Error())
 	}
 	return out
 }
 
 // upstreamErrors defaults obj as the API server does on decoding and
-// returns its schema validation errors.
+// returns its schema validation errors, then its list-type ones.
 func upstreamErrors(t *testing.T, crdObj map[string]any, obj map[string]any) []string {
 	t.Helper()
 	raw, err := json.Marshal(crdObj["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"])
@@ -372,7 +386,9 @@ func upstreamErrors(t *testing.T, crdObj map[string]any, obj map[string]any) []s
 	obj = runtime.DeepCopyJSON(obj)
 	structuraldefaulting.Default(obj, s)
 	var out []string
-	for _, e := range apiextensionsvalidation.ValidateCustomResource(nil, obj, validator) {
+	errs := apiextensionsvalidation.ValidateCustomResource(nil, obj, validator)
+	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, obj)...)
+	for _, e := range errs {
 		out = append(out, e.Error())
 	}
 	return out
@@ -396,7 +412,7 @@ func decode(t *testing.T, x map[string]any) *unstructured.Unstructured {
 // TestValidationAgrees: 300 generated schemas, 20 objects each.
 func TestValidationAgrees(t *testing.T) {
 	g := gen{rand.New(rand.NewPCG(3, 4))}
-	refused, total := 0, 0
+	refused, duplicates, total := 0, 0, 0
 	for i := range 300 {
 		spec := g.schema(3)
 		c := crd(spec)
@@ -423,6 +439,9 @@ func TestValidationAgrees(t *testing.T) {
 			if len(want) > 0 {
 				refused++
 			}
+			if strings.Contains(strings.Join(want, "\n"), "Duplicate value") {
+				duplicates++
+			}
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				sj, _ := json.Marshal(spec)
 				oj, _ := json.Marshal(obj)
@@ -434,7 +453,11 @@ func TestValidationAgrees(t *testing.T) {
 	if refused < total/4 || refused > total*3/4 {
 		t.Errorf("%d of %d objects refused; the generator is unbalanced", refused, total)
 	}
-	t.Logf("%d objects, %d refused, 0 differences", total, refused)
+	// ... and duplicate list items.
+	if duplicates < total/120 {
+		t.Errorf("only %d of %d objects have duplicate list items", duplicates, total)
+	}
+	t.Logf("%d objects, %d refused (%d with duplicate list items), 0 differences", total, refused, duplicates)
 }
 
 // TestUpdateValidationAgrees: 300 generated schemas, 20 updates each, the
