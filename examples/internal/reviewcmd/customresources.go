@@ -13,10 +13,12 @@ import (
 
 // customResourceRefusals returns what the API server would refuse to
 // store among the custom resources read from docs (parameter objects and
-// others of a kind the CRDs serve), and the object of an AdmissionReview's
-// CREATE or UPDATE request: each error of the CRD's schema as
+// others of a kind the CRDs serve), and, with request, the object of an
+// AdmissionReview's CREATE or UPDATE request (the server validates it
+// after mutating admission, so a caller with mutating policies leaves
+// request false): each error of the CRD's schema as
 // "file:line: Kind "name": field: problem", with the line of the field.
-func customResourceRefusals(v *typecheck.CustomResourceValidator, file string, docs []manifest.Document) []string {
+func customResourceRefusals(v *typecheck.CustomResourceValidator, file string, docs []manifest.Document, request bool) []string {
 	var out []string
 	for _, d := range docs {
 		switch o := d.Object.(type) {
@@ -29,7 +31,7 @@ func customResourceRefusals(v *typecheck.CustomResourceValidator, file string, d
 			}
 		case *admissionv1.AdmissionReview:
 			req := o.Request
-			if req == nil || req.SubResource != "" {
+			if !request || req == nil || req.SubResource != "" {
 				continue
 			}
 			obj, old := rawObject(req.Object.Raw), rawObject(req.OldObject.Raw)

@@ -132,3 +132,46 @@ func TestSuiteStoredCustomResources(t *testing.T) {
 		t.Errorf("status %s, error %q; want an error with %q", c.Status, c.Error, want)
 	}
 }
+
+// defaultReplicas is a mutating policy that gives every created Widget
+// spec.replicas: 1.
+const defaultReplicas = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: default-replicas}
+spec:
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [example.com], apiVersions: [v1], operations: [CREATE], resources: [widgets]}
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{spec: Object.spec{replicas: 1}}"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: default-replicas}
+spec:
+  policyName: default-replicas
+`
+
+// TestSuiteMutatedCustomResources: the API server validates a custom
+// resource after mutating admission, so a suite with mutating policies
+// does not refuse the object as written (here the mutation adds the
+// required field).
+func TestSuiteMutatedCustomResources(t *testing.T) {
+	t.Parallel()
+	dir := writeDir(t, map[string]string{
+		"s.yaml": suiteHead + "policies: [p.yaml, m.yaml]\ncrds: [crd.yaml]\ntests:\n- name: a\n" +
+			"  object: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w, namespace: default}, spec: {}}\n" +
+			"  expect: {allow: true, objectContains: {spec: {replicas: 1}}}\n",
+		"p.yaml":   suitePolicy,
+		"m.yaml":   defaultReplicas,
+		"crd.yaml": widgetCRD,
+	})
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"-format", "json", filepath.Join(dir, "s.yaml")}, &out); err != nil {
+		t.Fatalf("run() error = %v\n%s", err, out.String())
+	}
+}

@@ -302,7 +302,7 @@ func (l *loadedCase) refusals(file string, env *celenv.Env) []string {
 		if err != nil {
 			return append(out, fmt.Sprintf("%s: %v", file, err))
 		}
-		out = append(out, customResourceRefusals(v, file, l.docs)...)
+		out = append(out, customResourceRefusals(v, file, l.docs, len(l.c.MutatingPolicies) == 0)...)
 	}
 	return out
 }

@@ -108,7 +108,7 @@ func (ls *loadedSuite) compile(env *celenv.Env) (*compiledSuite, error) {
 	}
 	var rs []string
 	for _, r := range read {
-		rs = append(rs, customResourceRefusals(crs, r.file, r.docs)...)
+		rs = append(rs, customResourceRefusals(crs, r.file, r.docs, false)...)
 	}
 	if len(rs) > 0 {
 		return nil, fmt.Errorf("the API server would refuse to create the suite's objects:\n%s", strings.Join(rs, "\n"))
@@ -281,9 +281,12 @@ func (cs *compiledSuite) request(t *SuiteTest) (*policy.Request, error) {
 		}
 	}
 	// The API server validates a created or updated custom resource
-	// against its CRD's schema before admission sees it; on update it lets
-	// through invalid values the old object already held (ratcheting).
+	// against its CRD's schema after mutating admission and before
+	// validating admission; on update it lets through invalid values the
+	// old object already held (ratcheting). With mutating policies the
+	// object validated is the mutated one, which is not checked here.
 	switch {
+	case len(cs.m.MutatingPolicies) > 0:
 	case obj != nil && op == admissionv1.Create:
 		err = cs.ls.refused(t.Object, "object", obj, cs.crs.Validate(obj))
 	case obj != nil && op == admissionv1.Update && t.SubResource == "":
