@@ -1,12 +1,16 @@
 package typecheck
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/operation"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,10 +36,17 @@ import (
 // messages, sorted by field path
 // (the server's order varies from one request to the next).
 //
+// On create, the object's metadata is checked too (apimachinery's
+// ValidateObjectMetaDeclaratively, as the server calls it: name a DNS
+// subdomain, namespace required for namespaced kinds and forbidden
+// otherwise, labels, annotations, finalizers, owner references...), after
+// a name is generated from generateName as the server would. The caller
+// sets the namespace the request gives.
+//
 // Not checked (an object refused only for these still passes): the
-// x-kubernetes-validations CEL rules, metadata (name, labels,
-// annotations...) and embedded resources' metadata, and the scale
-// subresource's replicas paths. Unknown fields are not refused: the server
+// x-kubernetes-validations CEL rules, metadata on update (immutable
+// fields), embedded resources' metadata, and the scale subresource's
+// replicas paths. Unknown fields are not refused: the server
 // prunes them, unless the schema preserves them. Updates are checked with
 // the server's ratcheting by [CustomResourceValidator.ValidateUpdate].
 //
@@ -47,9 +58,10 @@ type CustomResourceValidator struct {
 // crVersion is one served version of a CRD.
 type crVersion struct {
 	// raw is the version's openAPIV3Schema as written; nil when it has none.
-	raw       map[string]any
-	schema    *spec.Schema
-	validator *validate.SchemaValidator
+	raw        map[string]any
+	namespaced bool
+	schema     *spec.Schema
+	validator  *validate.SchemaValidator
 }
 
 // NewCustomResourceValidator returns a validator for the served versions of
@@ -69,7 +81,7 @@ func NewCustomResourceValidator(crds ...*unstructured.Unstructured) (*CustomReso
 			if served, _ := vm["served"].(bool); !served || name == "" {
 				continue
 			}
-			cv := &crVersion{}
+			cv := &crVersion{namespaced: crd.Namespaced}
 			s := new(spec.Schema)
 			if raw, found, _ := unstructured.NestedMap(vm, "schema", "openAPIV3Schema"); found {
 				cv.raw = raw
@@ -96,6 +108,12 @@ func (v *CustomResourceValidator) Knows(gvk schema.GroupVersionKind) bool {
 	return v != nil && v.kinds[gvk] != nil
 }
 
+// Namespaced reports whether gvk is a served version of a namespaced
+// custom kind of the validator's CRDs.
+func (v *CustomResourceValidator) Namespaced(gvk schema.GroupVersionKind) bool {
+	return v.Knows(gvk) && v.kinds[gvk].namespaced
+}
+
 // Validate returns the errors the API server reports when obj is created:
 // nil when obj is valid or its kind is not one of the CRDs' (see
 // [CustomResourceValidator.Knows]). obj is not modified.
@@ -109,7 +127,8 @@ func (v *CustomResourceValidator) Validate(obj *unstructured.Unstructured) field
 		return nil
 	}
 	content := cv.defaulted(obj)
-	errs := resultErrors(cv.validator.Validate(content))
+	errs := metadataErrors(obj, cv.namespaced)
+	errs = append(errs, resultErrors(cv.validator.Validate(content))...)
 	return sortErrors(append(errs, listErrors(nil, cv.schema, content)...))
 }
 
@@ -122,6 +141,32 @@ func (cv *crVersion) defaulted(obj *unstructured.Unstructured) map[string]any {
 		mutation.ApplySchemaDefaults(cv.raw, content)
 	}
 	return content
+}
+
+// metadataErrors returns the server's errors for obj's metadata on
+// create. A missing name with a generateName gets a generated one first,
+// as the server generates it before validation (the random suffix is
+// five characters the name rules accept).
+func metadataErrors(obj *unstructured.Unstructured, namespaced bool) field.ErrorList {
+	raw := obj.UnstructuredContent()["metadata"]
+	meta := &metav1.ObjectMeta{}
+	if raw != nil {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, fmt.Sprintf("expected map[string]interface{}, got %T", raw))}
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, meta); err != nil {
+			return field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, err.Error())}
+		}
+	}
+	if meta.Name == "" && meta.GenerateName != "" {
+		base := meta.GenerateName
+		if len(base) > 58 {
+			base = base[:58]
+		}
+		meta.Name = base + "xxxxx"
+	}
+	return apivalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, meta, nil, namespaced, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
 }
 
 // sortErrors sorts errs by field path: kube-openapi walks properties in

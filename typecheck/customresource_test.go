@@ -292,3 +292,29 @@ spec:
 		}
 	}
 }
+
+func TestCustomResourceValidatorMetadata(t *testing.T) {
+	v := widgetValidator(t)
+	if !v.Namespaced(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}) {
+		t.Error("Widget is namespaced")
+	}
+	for meta, want := range map[string]string{
+		"{name: w, namespace: default}":          "",
+		"{generateName: w-, namespace: default}": "",
+		"{name: Bad_Name, namespace: default}":   `metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+		"{namespace: default}":                   "metadata.name: Required value: name or generateName is required",
+		"{name: w}":                              "metadata.namespace: Required value",
+	} {
+		m, err := manifest.Load([]byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: "+meta+"\nspec: {size: small}\n"), "w.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range v.Validate(m.Objects[0].(*unstructured.Unstructured)) {
+			got = append(got, e.Error())
+		}
+		if g := strings.Join(got, "\n"); (want == "") != (g == "") || !strings.HasPrefix(g, want) {
+			t.Errorf("metadata %s: got %q, want %q", meta, g, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@
 package crvalidatediff
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -22,8 +23,10 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/cel/common"
 
 	"github.com/vapkit/vapkit/typecheck"
@@ -289,8 +292,27 @@ func (g gen) mutate(x any, s map[string]any, d int) any {
 	return g.value(s, d)
 }
 
-// crd wraps a spec schema into a CRD for example.com/v1 Widget.
-func crd(spec map[string]any) map[string]any {
+// metadatas are the object metadata the create test draws from.
+var metadatas = []string{
+	`{"name": "w"}`,
+	`{"name": "w", "namespace": "default"}`,
+	`{"name": "Bad_Name", "namespace": "default"}`,
+	`{"generateName": "w-", "namespace": "default"}`,
+	`{"generateName": "Bad_", "namespace": "default"}`,
+	`{"namespace": "default"}`,
+	`{"name": "w", "namespace": "default", "labels": {"a": "b"}, "annotations": {"x": "y"}, "finalizers": ["example.com/f"]}`,
+	`{"name": "w", "namespace": "default", "labels": {"bad key!": "x"}}`,
+	`{"name": "w", "namespace": "default", "labels": {"a": 1}}`,
+	`"not an object"`,
+}
+
+// crd wraps a spec schema into a CRD for example.com/v1 Widget, of the
+// scope Namespaced (Cluster when scope is "Cluster").
+func crd(spec map[string]any, scope ...string) map[string]any {
+	sc := "Namespaced"
+	if len(scope) > 0 {
+		sc = scope[0]
+	}
 	root := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -304,7 +326,7 @@ func crd(spec map[string]any) map[string]any {
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": "widgets.example.com"},
 		"spec": map[string]any{
-			"group": "example.com", "scope": "Namespaced",
+			"group": "example.com", "scope": sc,
 			"names":    map[string]any{"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
 			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": root}}},
 		},
@@ -360,8 +382,33 @@ func upstreamUpdateErrors(t *testing.T, crdObj, obj, old map[string]any) []strin
 }
 
 // upstreamErrors defaults obj as the API server does on decoding and
-// returns its schema validation errors, then its list-type ones.
+// returns the errors of the CRD handler's create validation
+// (customresource strategy Validate: type meta, metadata, schema, embedded
+// resources, list types, CEL rules).
 func upstreamErrors(t *testing.T, crdObj map[string]any, obj map[string]any) []string {
+	t.Helper()
+	validator, s := upstreamSchema(t, crdObj)
+	namespaced := crdObj["spec"].(map[string]any)["scope"] == "Namespaced"
+	strategy := customresource.NewStrategy(nil, namespaced, schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, validator, nil, s, nil, nil, nil)
+	obj = runtime.DeepCopyJSON(obj)
+	structuraldefaulting.Default(obj, s)
+	// rest.BeforeCreate generates the name before validating, with a
+	// random suffix; vapkit's is xxxxx, so the test's is too.
+	if m, ok := obj["metadata"].(map[string]any); ok {
+		if gn, _ := m["generateName"].(string); gn != "" && m["name"] == nil {
+			m["name"] = gn + "xxxxx"
+		}
+	}
+	var out []string
+	for _, e := range strategy.Validate(context.Background(), &unstructured.Unstructured{Object: obj}) {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+// upstreamSchemaErrors defaults obj as the API server does on decoding and
+// returns its schema validation errors, then its list-type ones.
+func upstreamSchemaErrors(t *testing.T, crdObj map[string]any, obj map[string]any) []string {
 	t.Helper()
 	raw, err := json.Marshal(crdObj["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"])
 	if err != nil {
@@ -415,13 +462,27 @@ func TestValidationAgrees(t *testing.T) {
 	refused, duplicates, total := 0, 0, 0
 	for i := range 300 {
 		spec := g.schema(3)
-		c := crd(spec)
+		scope := []string{"Namespaced", "Cluster"}[g.r.IntN(2)]
+		c := crd(spec, scope)
 		v, err := typecheck.NewCustomResourceValidator(decode(t, c))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for j := range 20 {
-			obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}}
+			// Mostly metadata valid for the scope, so that the schema's
+			// errors are not drowned.
+			m := `{"name": "w", "namespace": "default"}`
+			if scope == "Cluster" {
+				m = `{"name": "w"}`
+			}
+			if g.chance(4) {
+				m = metadatas[g.r.IntN(len(metadatas))]
+			}
+			var meta any
+			if err := json.Unmarshal([]byte(m), &meta); err != nil {
+				t.Fatal(err)
+			}
+			obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta}
 			if !g.chance(10) {
 				obj["spec"] = g.value(spec, 0)
 			}
@@ -454,7 +515,7 @@ func TestValidationAgrees(t *testing.T) {
 		t.Errorf("%d of %d objects refused; the generator is unbalanced", refused, total)
 	}
 	// ... and duplicate list items.
-	if duplicates < total/120 {
+	if duplicates < total/200 {
 		t.Errorf("only %d of %d objects have duplicate list items", duplicates, total)
 	}
 	t.Logf("%d objects, %d refused (%d with duplicate list items), 0 differences", total, refused, duplicates)
@@ -473,8 +534,9 @@ func TestUpdateValidationAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		for j := range 20 {
-			oldObj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": g.value(spec, 0)}
-			newObj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": g.mutate(oldObj["spec"], spec, 0)}
+			meta := map[string]any{"name": "w", "namespace": "default"}
+			oldObj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta, "spec": g.value(spec, 0)}
+			newObj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta, "spec": g.mutate(oldObj["spec"], spec, 0)}
 			o, n := decode(t, oldObj), decode(t, newObj)
 			want := upstreamUpdateErrors(t, c, n.Object, o.Object)
 			var got []string

@@ -26,7 +26,7 @@ func customResourceRefusals(v *typecheck.CustomResourceValidator, file string, d
 			if !v.Knows(o.GroupVersionKind()) {
 				continue
 			}
-			for _, e := range v.Validate(o) {
+			for _, e := range v.Validate(inNamespace(v, o, "")) {
 				out = append(out, fmt.Sprintf("%s:%d: %s %q: %v", file, d.Locate(e.Field), o.GetKind(), o.GetName(), e))
 			}
 		case *admissionv1.AdmissionReview:
@@ -38,6 +38,7 @@ func customResourceRefusals(v *typecheck.CustomResourceValidator, file string, d
 			if obj == nil {
 				continue
 			}
+			obj = inNamespace(v, obj, req.Namespace)
 			var errs field.ErrorList
 			switch req.Operation {
 			case admissionv1.Create:
@@ -55,6 +56,22 @@ func customResourceRefusals(v *typecheck.CustomResourceValidator, file string, d
 		}
 	}
 	return out
+}
+
+// inNamespace returns o, or a copy of o in namespace ns ("default" when
+// empty) when o is of a namespaced custom kind and names no namespace: the
+// API server takes the namespace from the request's URL (kubectl from its
+// context), so files may leave it out.
+func inNamespace(v *typecheck.CustomResourceValidator, o *unstructured.Unstructured, ns string) *unstructured.Unstructured {
+	if o == nil || o.GetNamespace() != "" || !v.Namespaced(o.GroupVersionKind()) {
+		return o
+	}
+	if ns == "" {
+		ns = "default"
+	}
+	c := o.DeepCopy()
+	c.SetNamespace(ns)
+	return c
 }
 
 // rawObject decodes a request's object as the API server does (whole

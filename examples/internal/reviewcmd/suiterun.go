@@ -280,21 +280,6 @@ func (cs *compiledSuite) request(t *SuiteTest) (*policy.Request, error) {
 			return nil, err
 		}
 	}
-	// The API server validates a created or updated custom resource
-	// against its CRD's schema after mutating admission and before
-	// validating admission; on update it lets through invalid values the
-	// old object already held (ratcheting). With mutating policies the
-	// object validated is the mutated one, which is not checked here.
-	switch {
-	case len(cs.m.MutatingPolicies) > 0:
-	case obj != nil && op == admissionv1.Create:
-		err = cs.ls.refused(t.Object, "object", obj, cs.crs.Validate(obj))
-	case obj != nil && op == admissionv1.Update && t.SubResource == "":
-		err = cs.ls.refused(t.Object, "object", obj, cs.crs.ValidateUpdate(obj, old))
-	}
-	if err != nil {
-		return nil, err
-	}
 	if t.Namespace != "" {
 		for _, o := range []*unstructured.Unstructured{obj, old} {
 			switch {
@@ -305,6 +290,21 @@ func (cs *compiledSuite) request(t *SuiteTest) (*policy.Request, error) {
 				return nil, at(fmt.Errorf("namespace: the object is in namespace %q, the test says %q", o.GetNamespace(), t.Namespace))
 			}
 		}
+	}
+	// The API server validates a created or updated custom resource
+	// against its CRD's schema after mutating admission and before
+	// validating admission; on update it lets through invalid values the
+	// old object already held (ratcheting). With mutating policies the
+	// object validated is the mutated one, which is not checked here.
+	switch {
+	case len(cs.m.MutatingPolicies) > 0:
+	case obj != nil && op == admissionv1.Create:
+		err = cs.ls.refused(t.Object, "object", obj, cs.crs.Validate(inNamespace(cs.crs, obj, "")))
+	case obj != nil && op == admissionv1.Update && t.SubResource == "":
+		err = cs.ls.refused(t.Object, "object", obj, cs.crs.ValidateUpdate(inNamespace(cs.crs, obj, ""), old))
+	}
+	if err != nil {
+		return nil, err
 	}
 	opts := policy.RequestOptions{UID: "vapkit-suite", UserInfo: t.userInfo(), SubResource: t.SubResource, DryRun: t.DryRun}
 	if t.Resource != nil {
