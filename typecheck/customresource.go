@@ -28,8 +28,9 @@ import (
 // openAPIV3Schema of their CustomResourceDefinition, as the API server does
 // before it stores a custom resource (apiextensions-apiserver v0.37.2,
 // pkg/registry/customresource validator and pkg/apiserver/validation): the
-// object's apiVersion and kind, then its content, defaulted by the schema's
-// defaults as the server defaults on decoding, against the schema by
+// object's apiVersion and kind, then its content as the server decodes
+// it (unknown fields pruned, non-nullable nulls without a default dropped,
+// the schema's defaults applied), against the schema by
 // kube-openapi's validator with the formats the server supports. The errors
 // are the server's, followed by those of the uniqueness of
 // x-kubernetes-list-type set and map items: same field paths, same
@@ -132,12 +133,12 @@ func (v *CustomResourceValidator) Validate(obj *unstructured.Unstructured) field
 	return sortErrors(append(errs, listErrors(nil, cv.schema, content)...))
 }
 
-// defaulted returns obj's content with the schema's defaults applied, as
-// the server decodes it; obj is not modified.
+// defaulted returns obj's content as the server decodes it: pruned, then
+// with the schema's defaults applied; obj is not modified.
 func (cv *crVersion) defaulted(obj *unstructured.Unstructured) map[string]any {
-	content := obj.UnstructuredContent()
+	content := runtime.DeepCopyJSON(obj.UnstructuredContent())
+	prune(content, cv.schema)
 	if cv.raw != nil {
-		content = runtime.DeepCopyJSON(content)
 		mutation.ApplySchemaDefaults(cv.raw, content)
 	}
 	return content

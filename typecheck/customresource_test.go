@@ -128,8 +128,9 @@ func TestCustomResourceValidator(t *testing.T) {
 			`spec.ratio: Invalid value: 0.7: spec.ratio in body should be a multiple of 0.5`}},
 		{"int or string refuses a bool", "spec: {size: small, port: true}", []string{
 			`spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"`}},
-		{"not nullable", "spec: {size: small, name: null}", []string{
-			`spec.name: Invalid value: "null": spec.name in body must be of type string: "null"`}},
+		{"a null without default where not nullable is pruned", "spec: {size: small, name: null}", nil},
+		{"a null list item is not pruned", "spec: {size: small, tags: [null]}", []string{
+			`spec.tags[0]: Invalid value: "null": spec.tags[0] in body must be of type string: "null"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
@@ -317,4 +318,40 @@ func TestCustomResourceValidatorMetadata(t *testing.T) {
 			t.Errorf("metadata %s: got %q, want %q", meta, g, want)
 		}
 	}
+}
+
+// FuzzCustomResourceValidator: any Widget, created or updated from any
+// other, is validated without panicking, and an unchanged update is not
+// refused more than a create.
+func FuzzCustomResourceValidator(f *testing.F) {
+	f.Add("spec: {size: small, replicas: 3}", "spec: {size: huge, ports: [{name: a}, {name: a}]}")
+	f.Add("spec: {ids: [a, a], labels: {a: b, c: d}, port: x}", "spec: 3")
+	f.Add("spec: {tags: [1, {a: null}], ratio: 1e300}", "spec: {level: 1.5, opt: null, mode: null}")
+	m, err := manifest.Load([]byte(crWidgetCRD), "crd.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	v, err := typecheck.NewCustomResourceValidator(m.CRDs...)
+	if err != nil {
+		f.Fatal(err)
+	}
+	load := func(spec string) *unstructured.Unstructured {
+		m, err := manifest.Load([]byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n"+spec), "w.yaml")
+		if err != nil || len(m.Objects) != 1 {
+			return nil
+		}
+		u, _ := m.Objects[0].(*unstructured.Unstructured)
+		return u
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		oa, ob := load(a), load(b)
+		if oa == nil || ob == nil {
+			return
+		}
+		v.Validate(oa)
+		v.ValidateUpdate(oa, ob)
+		if errs := v.ValidateUpdate(oa, oa.DeepCopy()); len(errs) > len(v.Validate(oa)) {
+			t.Errorf("an unchanged update is refused more than a create: %v", errs)
+		}
+	})
 }

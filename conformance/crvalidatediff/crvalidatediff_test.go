@@ -22,6 +22,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -115,6 +116,9 @@ func (g gen) schema(d int) map[string]any {
 		}
 		if g.chance(5) {
 			s["minProperties"] = int64(1)
+		}
+		if g.chance(4) {
+			s["x-kubernetes-preserve-unknown-fields"] = true
 		}
 	case "map":
 		s["type"] = "object"
@@ -229,6 +233,9 @@ func (g gen) value(s map[string]any, d int) any {
 					out[name] = g.value(p.(map[string]any), d+1)
 				}
 			}
+		}
+		if _, ok := s["properties"]; ok && g.chance(4) {
+			out["unknown"] = []any{"u", int64(1), nil, map[string]any{"x": nil}}[g.r.IntN(4)] // pruned unless preserved
 		}
 		if ap, ok := s["additionalProperties"].(map[string]any); ok {
 			for i := range g.r.IntN(4) {
@@ -367,8 +374,11 @@ func upstreamUpdateErrors(t *testing.T, crdObj, obj, old map[string]any) []strin
 	t.Helper()
 	validator, s := upstreamSchema(t, crdObj)
 	obj, old = runtime.DeepCopyJSON(obj), runtime.DeepCopyJSON(old)
-	structuraldefaulting.Default(obj, s)
-	structuraldefaulting.Default(old, s)
+	for _, x := range []map[string]any{obj, old} {
+		structuralpruning.Prune(x, s, true)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(x, s)
+		structuraldefaulting.Default(x, s)
+	}
 	correlated := common.NewCorrelatedObject(obj, old, &model.Structural{Structural: s})
 	var out []string
 	errs := apiextensionsvalidation.ValidateCustomResourceUpdate(nil, obj, old, validator, apiextensionsvalidation.WithRatcheting(correlated))
@@ -391,6 +401,8 @@ func upstreamErrors(t *testing.T, crdObj map[string]any, obj map[string]any) []s
 	namespaced := crdObj["spec"].(map[string]any)["scope"] == "Namespaced"
 	strategy := customresource.NewStrategy(nil, namespaced, schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, validator, nil, s, nil, nil, nil)
 	obj = runtime.DeepCopyJSON(obj)
+	structuralpruning.Prune(obj, s, true)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
 	structuraldefaulting.Default(obj, s)
 	// rest.BeforeCreate generates the name before validating, with a
 	// random suffix; vapkit's is xxxxx, so the test's is too.
@@ -431,6 +443,8 @@ func upstreamSchemaErrors(t *testing.T, crdObj map[string]any, obj map[string]an
 		t.Fatal(err)
 	}
 	obj = runtime.DeepCopyJSON(obj)
+	structuralpruning.Prune(obj, s, true)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
 	structuraldefaulting.Default(obj, s)
 	var out []string
 	errs := apiextensionsvalidation.ValidateCustomResource(nil, obj, validator)
