@@ -16,8 +16,9 @@ import (
 // command: a denial with warnings and audit annotations, audit only, an
 // allowed request, order-dependent outcomes, params, an authorizer, a CRD,
 // a missing namespace, a status reason and a typed object.
-// Without -short the command runs every case; the policy package, which
-// owns the cases, runs them all in both modes.
+// The policy package, which owns the cases, runs them all (TestCases);
+// the command runs these, in both modes, to test what it adds: reading,
+// printing and judging a case.
 var representativeCases = []string{
 	"actions-audit-only",
 	"actions-deny-warn-audit",
@@ -32,16 +33,13 @@ var representativeCases = []string{
 	"typed-object-representation",
 }
 
-// sharedCaseFiles returns the case files of policy/testdata/cases to run:
-// all, or the representative ones with -short.
+// sharedCaseFiles returns the representative case files of
+// policy/testdata/cases.
 func sharedCaseFiles(t *testing.T) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(sharedCases, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no cases: %v", err)
-	}
-	if !testing.Short() {
-		return files
 	}
 	var out []string
 	for _, name := range representativeCases {
@@ -60,9 +58,6 @@ func sharedCaseFiles(t *testing.T) []string {
 func TestReviewReproducesExpected(t *testing.T) {
 	for _, f := range sharedCaseFiles(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			if raceEnabled && strings.HasPrefix(filepath.Base(f), "cost-") {
-				t.Skip("spends whole cost budgets; too slow under the race detector, runs without it")
-			}
 			var out bytes.Buffer
 			if err := run(t.Context(), []string{f}, &out); err != nil {
 				t.Fatalf("run() error = %v", err)

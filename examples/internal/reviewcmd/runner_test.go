@@ -72,27 +72,20 @@ func failingDir(t *testing.T) string {
 }
 
 func TestRunSharedCases(t *testing.T) {
-	if raceEnabled {
-		t.Skip("includes the cost-* cases, too slow under the race detector; other runner tests exercise the concurrency")
-	}
 	t.Parallel()
 	files := sharedCaseFiles(t)
-	dir := sharedCases
-	if testing.Short() {
-		// A directory of the representative cases and their expected
-		// files.
-		copies := map[string]string{}
-		for _, f := range files {
-			for _, name := range []string{f, strings.TrimSuffix(f, ".yaml") + ".expected.json"} {
-				data, err := os.ReadFile(name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				copies[filepath.Base(name)] = string(data)
+	// A directory of the representative cases and their expected files.
+	copies := map[string]string{}
+	for _, f := range files {
+		for _, name := range []string{f, strings.TrimSuffix(f, ".yaml") + ".expected.json"} {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
 			}
+			copies[filepath.Base(name)] = string(data)
 		}
-		dir = writeDir(t, copies)
 	}
+	dir := writeDir(t, copies)
 	var out bytes.Buffer
 	if err := run(t.Context(), []string{"-stored", "-format", "json", dir}, &out); err != nil {
 		t.Fatalf("run() error = %v\n%s", err, out.String())

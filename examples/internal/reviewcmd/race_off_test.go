@@ -1,5 +1,0 @@
-//go:build !race
-
-package reviewcmd
-
-const raceEnabled = false
