@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/audit"
@@ -219,12 +220,17 @@ func (st *requestState) dispatchBinding(ctx context.Context, cp *compiledPolicy,
 		st.trace = append(st.trace, PolicyTrace{Policy: name, Binding: b.Name, Outcome: NotMatched, Actions: b.Spec.ValidationActions})
 		return nil
 	}
-	ps, err := params.Resolve(ctx, st.e.opts.Params, params.Request{
-		ParamKind:        cp.paramKind,
-		ParamRef:         b.Spec.ParamRef,
-		Namespaced:       cp.paramsScoped,
-		RequestNamespace: st.req.Namespace,
-	})
+	ps, err := noParams, error(nil)
+	if cp.paramKind != nil && b.Spec.ParamRef != nil {
+		// Without either, params.Resolve returns noParams' content,
+		// allocating it.
+		ps, err = params.Resolve(ctx, st.e.opts.Params, params.Request{
+			ParamKind:        cp.paramKind,
+			ParamRef:         b.Spec.ParamRef,
+			Namespaced:       cp.paramsScoped,
+			RequestNamespace: st.req.Namespace,
+		})
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -259,6 +265,10 @@ func (st *requestState) dispatchBinding(ctx context.Context, cp *compiledPolicy,
 	}
 	return nil
 }
+
+// noParams is the params of a binding without paramKind or paramRef: one
+// evaluation, without a param. It is read only.
+var noParams = []runtime.Object{nil}
 
 // candidateKey is what the index's candidates for a request depend on.
 type candidateKey struct {

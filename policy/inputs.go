@@ -39,7 +39,14 @@ func (st *requestState) versionedFor(kind schema.GroupVersionKind) (*versionedOb
 		vo := st.versioned[i]
 		return vo, nil
 	}
-	vo := &versionedObjects{kind: kind}
+	var vo *versionedObjects
+	if len(st.versioned) == 0 {
+		// Most requests need one kind: it lives in st, allocating nothing.
+		vo = &st.vo0
+	} else {
+		vo = new(versionedObjects)
+	}
+	*vo = versionedObjects{kind: kind}
 	convert := func(obj runtime.Object) (runtime.Object, error) {
 		if obj == nil || kind == st.req.Kind || kind.Empty() {
 			return obj, nil
@@ -193,6 +200,23 @@ func (st *requestState) namespaceWhole() any {
 var trimmedMetadata = []string{
 	"name", "generateName", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
 	"deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "finalizers",
+}
+
+// lazyNamespace is namespaceTrimmed as a lazy input value, made once per
+// pooled requestState: a method value allocates.
+func (st *requestState) lazyNamespace() celvalue.Lazy {
+	if st.nsTrimmedLazy == nil {
+		st.nsTrimmedLazy = st.namespaceTrimmed
+	}
+	return st.nsTrimmedLazy
+}
+
+// lazyNamespaceWhole is namespaceWhole as lazyNamespace is namespaceTrimmed.
+func (st *requestState) lazyNamespaceWhole() celvalue.Lazy {
+	if st.nsWholeLazy == nil {
+		st.nsWholeLazy = st.namespaceWhole
+	}
+	return st.nsWholeLazy
 }
 
 // namespaceTrimmed returns namespaceObject as validations and message

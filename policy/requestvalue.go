@@ -53,12 +53,33 @@ func (st *requestState) requestValue(gvr schema.GroupVersionResource, gvk schema
 // `request`.
 func (st *requestState) lazyRequest(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind) celvalue.Lazy {
 	key := requestKey{gvr, gvk}
-	if st.lastLazy == nil || st.lastLazyKey != key {
-		st.lastLazyKey = key
-		st.lastLazy = func() any { return st.requestValue(gvr, gvk) }
+	for _, l := range st.lazies[:st.nLazy] {
+		if l.key == key {
+			return l.fn
+		}
 	}
-	return st.lastLazy
+	if st.nLazy == len(st.lazies) {
+		l := &lazyRequest{st: st}
+		l.fn = l.value
+		st.lazies = append(st.lazies, l)
+	}
+	l := st.lazies[st.nLazy]
+	st.nLazy++
+	l.key = key
+	return l.fn
 }
+
+// lazyRequest is the lazy request value of one resource and kind. A
+// requestState keeps its lazyRequests, each with its function, from request
+// to request, so that handing one out allocates nothing; within a request
+// each key has its own, so that a value handed out earlier keeps its key.
+type lazyRequest struct {
+	st  *requestState
+	key requestKey
+	fn  celvalue.Lazy
+}
+
+func (l *lazyRequest) value() any { return l.st.requestValue(l.key.gvr, l.key.gvk) }
 
 type requestKey struct {
 	gvr schema.GroupVersionResource

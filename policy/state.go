@@ -13,7 +13,6 @@ import (
 	"github.com/vapkit/vapkit/audit"
 	"github.com/vapkit/vapkit/celenv"
 	"github.com/vapkit/vapkit/celenv/authz"
-	"github.com/vapkit/vapkit/internal/celvalue"
 	"github.com/vapkit/vapkit/matching"
 )
 
@@ -33,10 +32,16 @@ type requestState struct {
 	// requestVals are the request values built, per resource and kind;
 	// a request rarely needs more than one.
 	requestVals []requestVal
-	// lastLazy is the lazy request value of lastLazyKey: most policies
-	// of a request see the same resource and kind.
-	lastLazyKey requestKey
-	lastLazy    celvalue.Lazy
+	// lazies[:nLazy] are the lazy request values handed out, one per
+	// resource and kind (most policies of a request see the same); the
+	// rest are kept for later requests.
+	lazies []*lazyRequest
+	nLazy  int
+	// nsTrimmedLazy and nsWholeLazy are lazyNamespace's and
+	// lazyNamespaceWhole's values, kept for later requests.
+	nsTrimmedLazy, nsWholeLazy func() any
+	// vo0 holds the first entry of versioned.
+	vo0         versionedObjects
 	options     any
 	optionsDone bool
 
@@ -101,6 +106,10 @@ func newRequestState(e *Evaluator, req *Request) *requestState {
 		cands:       old.cands[:0],
 		denied:      old.denied[:0],
 		failures:    old.failures[:0],
+		lazies:      old.lazies,
+
+		nsTrimmedLazy: old.nsTrimmedLazy,
+		nsWholeLazy:   old.nsWholeLazy,
 	}
 	return old
 }
@@ -117,9 +126,13 @@ func (st *requestState) release() {
 	clear(st.audits[:cap(st.audits)])
 	clear(st.denied[:cap(st.denied)])
 	clear(st.failures[:cap(st.failures)])
+	for _, l := range st.lazies {
+		l.key = requestKey{}
+	}
 	*st = requestState{
 		versioned: st.versioned, params: st.params, requestVals: st.requestVals, sess: st.sess, msgPtrs: st.msgPtrs, msgAt: st.msgAt,
 		decisions: st.decisions, audits: st.audits, cands: st.cands, denied: st.denied, failures: st.failures,
+		lazies: st.lazies, nsTrimmedLazy: st.nsTrimmedLazy, nsWholeLazy: st.nsWholeLazy,
 	}
 	statePool.Put(st)
 }

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/internal/celvalue"
 )
 
 // decision is the verdict of one validation, or of a whole evaluation when
@@ -73,7 +72,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 	}
 	in.Request = st.lazyRequest(matched, vo.kind)
 	if st.ns != nil {
-		in.Namespace = celvalue.Lazy(st.namespaceTrimmed)
+		in.Namespace = st.lazyNamespace()
 	}
 	if vo.err != nil {
 		return cp.failed(tr, vo.err)
@@ -92,7 +91,7 @@ func (st *requestState) validate(ctx context.Context, cp *compiledPolicy, matche
 	if len(cp.audits) > 0 {
 		audIn := *in
 		if st.ns != nil {
-			audIn.Namespace = celvalue.Lazy(st.namespaceWhole)
+			audIn.Namespace = st.lazyNamespaceWhole()
 		}
 		out.audits, err = st.runAudits(ctx, cp, &audIn, tr)
 		if err != nil {
