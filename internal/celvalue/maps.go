@@ -18,11 +18,11 @@ import (
 type typedMap struct {
 	v    reflect.Value
 	info *structInfo
-	// set adds or replaces top-level string fields (structs only).
-	set map[string]string
-	// strMap is v itself when v is a map[string]string (labels, data),
-	// read without reflection.
-	strMap map[string]string
+	// strs, for a struct (info set), adds or replaces top-level string
+	// fields; for a Go map (info nil), it is v itself when v is a
+	// map[string]string (labels, data), read without reflection. One
+	// field serves both, keeping typedMap in a smaller size class.
+	strs map[string]string
 	// tags and vals hold the first converted entries read (nil vals for
 	// absent ones) inline, since expressions read few entries of each
 	// map. A struct's field names[i] is in vals[k] when tags[k] is i+1,
@@ -136,7 +136,7 @@ func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
 	i := m.info.index(name)
 	if i >= 0 {
 		out = m.field(i)
-	} else if s, ok := m.set[name]; ok {
+	} else if s, ok := m.strs[name]; ok {
 		out = types.String(s)
 	}
 	if i >= 0 && i < math.MaxUint16 && k < inlineCache {
@@ -152,7 +152,7 @@ func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
 // field converts the struct field names[i], set's value if set has it;
 // nil if absent.
 func (m *typedMap) field(i int) ref.Val {
-	if s, ok := m.set[m.info.names[i]]; ok {
+	if s, ok := m.strs[m.info.names[i]]; ok {
 		return types.String(s)
 	}
 	paths := m.info.fields[i]
@@ -178,8 +178,8 @@ func (m *typedMap) entry(name string, key ref.Val) (ref.Val, bool) {
 		}
 	}
 	var out ref.Val
-	if m.strMap != nil {
-		if str, ok := m.strMap[name]; ok {
+	if m.strs != nil {
+		if str, ok := m.strs[name]; ok {
 			out = types.String(str)
 		}
 	} else if m.v.Type() == resourceListType && m.v.CanInterface() {
@@ -207,7 +207,7 @@ func (m *typedMap) entry(name string, key ref.Val) (ref.Val, bool) {
 // present reports whether the converted map has names[i], without
 // converting.
 func (m *typedMap) present(i int) bool {
-	if _, ok := m.set[m.info.names[i]]; ok {
+	if _, ok := m.strs[m.info.names[i]]; ok {
 		return true
 	}
 	for _, p := range m.info.fields[i] {
@@ -234,13 +234,13 @@ func (m *typedMap) sortedKeys() []string {
 		x.keys = keys
 		return keys
 	}
-	keys := make([]string, 0, len(m.info.names)+len(m.set))
+	keys := make([]string, 0, len(m.info.names)+len(m.strs))
 	for i, n := range m.info.names {
 		if m.present(i) {
 			keys = append(keys, n)
 		}
 	}
-	for n := range m.set {
+	for n := range m.strs {
 		if m.info.index(n) < 0 {
 			keys = append(keys, n)
 		}
@@ -275,8 +275,8 @@ func (m *typedMap) Contains(key ref.Val) ref.Val {
 		// String maps and resource lists hold a value for every key:
 		// look the key up without converting the value.
 		switch {
-		case m.strMap != nil:
-			_, found := m.strMap[string(s)]
+		case m.strs != nil:
+			_, found := m.strs[string(s)]
 			return types.Bool(found)
 		case m.v.Type() == resourceListType && m.v.CanInterface():
 			_, found := m.v.Interface().(corev1.ResourceList)[corev1.ResourceName(s)]

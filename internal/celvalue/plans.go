@@ -51,7 +51,7 @@ func TypedObject(obj any, set map[string]string) ref.Val {
 	}
 	if len(set) > 0 && v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
 		if s, ok := structValue(v.Elem()).(*typedMap); ok {
-			s.set = set
+			s.strs = set
 			return s
 		}
 	}
@@ -99,7 +99,7 @@ func (p *typeInfo) convert(v reflect.Value) ref.Val {
 		}
 		m := &typedMap{v: v}
 		if p.t == stringMapType {
-			m.strMap = v.Interface().(map[string]string)
+			m.strs = v.Interface().(map[string]string)
 		}
 		return m
 	case reflect.Slice:
