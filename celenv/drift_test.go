@@ -108,3 +108,55 @@ func TestDriftResultTypeMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestDriftListsRange: 1.34 to 1.36 are built with cel-go v0.26.0, whose
+// lists.range has no size limit and gives [] for a negative size; 1.37's
+// cel-go v0.29.2 refuses both. Over 1,000,000 elements the older servers
+// end in the per-expression cost limit, even where || would absorb an
+// error.
+func TestDriftListsRange(t *testing.T) {
+	const cancelled = "operation cancelled: actual cost limit exceeded"
+	tests := []struct {
+		expr             string
+		before, from     any    // result before 1.37 and from 1.37
+		beforeErr, frErr string // evaluation error before 1.37 and from 1.37
+	}{
+		{expr: "lists.range(3) == [0, 1, 2]", before: true, from: true},
+		{expr: "lists.range(-2) == []", before: true, frErr: "lists.range: size must be non-negative, got -2"},
+		{expr: "lists.range(1100000).size() > 0", beforeErr: cancelled,
+			frErr: "lists.range: size 1100000 exceeds maximum allowed (1000000)"},
+		{expr: "lists.range(1100000).size() > 0 || true", beforeErr: cancelled, from: true},
+	}
+	for _, tc := range tests {
+		for _, v := range []celenv.Version{celenv.Version1_34, celenv.Version1_35, celenv.Version1_36, celenv.Version1_37} {
+			want, wantErr := tc.before, tc.beforeErr
+			if v >= celenv.Version1_37 {
+				want, wantErr = tc.from, tc.frErr
+			}
+			env, err := celenv.New(celenv.Options{Version: v})
+			if err != nil {
+				t.Fatalf("New(%v) = %v", v, err)
+			}
+			ce := celbridge.Env(env, false, false, false)
+			ast, iss := ce.Compile(tc.expr)
+			if iss.Err() != nil {
+				t.Fatalf("%v: Compile(%q) = %v", v, tc.expr, iss.Err())
+			}
+			prg, err := ce.Program(ast, celbridge.ProgramOptions(env)...)
+			if err != nil {
+				t.Fatalf("%v: Program(%q) = %v", v, tc.expr, err)
+			}
+			out, _, err := prg.Eval(cel.NoVars())
+			switch {
+			case wantErr != "":
+				if err == nil || err.Error() != wantErr {
+					t.Errorf("%v: %s = %v, %v; want error %q", v, tc.expr, out, err, wantErr)
+				}
+			case err != nil:
+				t.Errorf("%v: %s: %v; want %v", v, tc.expr, err, want)
+			case out.Value() != want:
+				t.Errorf("%v: %s = %v, want %v", v, tc.expr, out.Value(), want)
+			}
+		}
+	}
+}

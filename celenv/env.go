@@ -68,6 +68,12 @@ func baseOptions(binary Version) []versionedOption {
 	if binary < Version1_32 {
 		cidr = library.CIDRBefore132()
 	}
+	// ext.Lists' lists.range is cel-go's; 1.34 to 1.36 use cel-go v0.26.0,
+	// whose range has no size limit.
+	extLists := []cel.EnvOption{ext.Lists(ext.ListsVersion(3))}
+	if binary < Version1_37 {
+		extLists = append(extLists, library.UnlimitedRange())
+	}
 	selectors := authzSelectorsLibrary()
 	if binary == Version1_31 {
 		selectors = cel.Lib(authzSelectorsLib{inert: true})
@@ -101,7 +107,7 @@ func baseOptions(binary Version) []versionedOption {
 		{introduced: Version1_31, env: []cel.EnvOption{selectors}},
 		{introduced: Version1_32, env: []cel.EnvOption{ext.TwoVarComprehensions()}},
 		{introduced: Version1_33, env: []cel.EnvOption{library.Semver(1)}},
-		{introduced: Version1_34, env: []cel.EnvOption{ext.Lists(ext.ListsVersion(3))}},
+		{introduced: Version1_34, env: extLists},
 		{introduced: Version1_37, env: []cel.EnvOption{library.Lists(1)}},
 		{program: []cel.ProgramOption{cel.CostTracking(&library.CostEstimator{})}},
 	}

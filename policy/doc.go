@@ -131,22 +131,23 @@
 //     reader is compiled before the policies declaring what it reads (two
 //     policies reading each other's variables have no such order).
 //
-// Not modelled: vapkit uses cel-go v0.29.2, 1.37's, at every version.
-// 1.34, 1.35 and 1.36 have lists.range (ext.Lists version 3 arrives at
-// 1.34, pkg/cel/environment/base.go) and build with cel-go v0.26.0, whose
-// genRange (ext/lists.go) builds a list of any size and gives [] for a
-// negative size. cel-go's "ext/lists: add max size check to genRange() to
-// prevent OOM" (cel-go pull request 1310, issue 1309; in v0.29.2, not in
-// v0.26.0) refuses n > 1,000,000 with "lists.range: size n exceeds maximum
-// allowed (1000000)" and n < 0 with "lists.range: size must be
-// non-negative, got n". So the generated expression
-// lists.range(1100000).size() > 0 (conformance/gen/expr.go) ends in
-// "operation cancelled: actual cost limit exceeded" on those servers (the
-// list's cost, 1,100,000, passes the per-expression limit of 1,000,000)
-// and in the size error in vapkit: with failurePolicy Fail both deny, with
-// different messages (generated seeds 1, 43, 127, 150 and 225 of 0 to
-// 299; the conformance README lists them). Modelling them would mean
-// allocating lists of any size, as those servers do.
+// Modelled too, although vapkit uses cel-go v0.29.2, 1.37's, at every
+// version: 1.34, 1.35 and 1.36 have lists.range (ext.Lists version 3
+// arrives at 1.34, pkg/cel/environment/base.go) and build with cel-go
+// v0.26.0, whose genRange (ext/lists.go) builds a list of any size and
+// gives [] for a negative size. cel-go's "ext/lists: add max size check to
+// genRange() to prevent OOM" (cel-go pull request 1310, issue 1309; in
+// v0.29.2, not in v0.26.0) refuses n > 1,000,000 with "lists.range: size n
+// exceeds maximum allowed (1000000)" and n < 0 with "lists.range: size
+// must be non-negative, got n". At 1.34 to 1.36 vapkit's lists.range is
+// v0.26.0's: lists.range(-1) is [], and lists.range(1100000).size() > 0
+// (conformance/gen/expr.go) ends in "operation cancelled: actual cost
+// limit exceeded" as on those servers, the call being charged n+11 by
+// ext.Lists' cost tracker (trackListOutputSize), past the per-expression
+// limit of 1,000,000, which cancels the evaluation even under ||. A list
+// of more than 1,000,000 elements is not built for that: its size decides
+// the charge (celenv TestDriftListsRange; conformance
+// versions/testdata/lists-range.yaml).
 //
 // Not modelled, found at 1.32: cel-go v0.22.0, 1.32's, types the second
 // variable of a two-variable comprehension over a dyn map (such as a map
