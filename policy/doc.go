@@ -159,7 +159,22 @@
 // that compilation error there; a Warn-only binding gives no warning for a
 // validation that does not compile, so in testdata case
 // lib-two-var-comprehensions the 1.32 server allows with no warnings where
-// vapkit at 1.32 warns for the two failing validations.
+// vapkit at 1.32 warns for the two failing validations. The variable's
+// type is a nil *types.Type in v0.22.0's checker (checkComprehension sets
+// no second type for a dyn, error or type-parameter range), and what the
+// checker makes of a nil type depends on each use. Probed with v0.22.0
+// over a dyn map m:
+//
+//	m.all(k, v, v != '')           found no matching overload for '_!=_' applied to '(, string)'
+//	m.exists(k, v, v in ['a'])     found no matching overload for '@in' applied to '(, list(string))'
+//	m.all(k, v, v.startsWith('a')) found no matching overload for 'startsWith' applied to '.(string)'
+//	m.all(k, v, size(v) > 0)       found no matching overload for 'size' applied to '()'
+//	m.all(k, v, v.x == 1)          type '' does not support field selection
+//	m.all(k, v, v)                 expected type 'bool' but found ''
+//	m.all(k, v, dyn(v) != '')      compiles, as do [v] and m.transformList(k, v, v)
+//
+// Reproducing that would mean re-running v0.22.0's type checker at 1.32,
+// so it is left as is.
 //
 // Not modelled either: defaulting of built-in kinds after a mutation.
 // The mutating policy
