@@ -175,22 +175,7 @@ func BenchmarkVapkit(b *testing.B) {
 // expressions the way the API server does.
 func BenchmarkFloor(b *testing.B) {
 	for _, w := range Workloads() {
-		var f *floor
-		b.Run(w.Name, func(b *testing.B) {
-			if f == nil {
-				f = floorSetup(b, w)
-			}
-			runtime.GC()
-			ctx := context.Background()
-			b.ReportAllocs()
-			cpu := cpuNow()
-			for b.Loop() {
-				if failed := f.run(ctx); failed != f.wantFailed {
-					b.Fatalf("floor %s: %d validations failed, want %d", w.Name, failed, f.wantFailed)
-				}
-			}
-			reportCPU(b, cpu)
-		})
+		benchFloor(b, w.Name, func(tb testing.TB) *floor { return floorSetup(tb, w) })
 	}
 	benchMutatingFloor(b) // mutating_test.go
 }
@@ -360,6 +345,27 @@ func (f *floor) run(ctx context.Context) int {
 // validations that fail (the only ones it evaluates). Each triple gets one
 // activation holding the request's object, oldObject, params, request and
 // namespaceObject in unstructured form.
+// benchFloor runs one floor sub-benchmark, setting the floor up once for
+// every b.N round and asserting the number of failed validations.
+func benchFloor(b *testing.B, name string, setup func(testing.TB) *floor) {
+	var f *floor
+	b.Run(name, func(b *testing.B) {
+		if f == nil {
+			f = setup(b)
+		}
+		runtime.GC()
+		ctx := context.Background()
+		b.ReportAllocs()
+		cpu := cpuNow()
+		for b.Loop() {
+			if failed := f.run(ctx); failed != f.wantFailed {
+				b.Fatalf("floor %s: %d validations failed, want %d", name, failed, f.wantFailed)
+			}
+		}
+		reportCPU(b, cpu)
+	})
+}
+
 func floorSetup(tb testing.TB, w Workload) *floor {
 	tb.Helper()
 	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))

@@ -259,22 +259,7 @@ func jsonOf(t *testing.T, o k8sruntime.Object) string {
 
 func benchMutatingFloor(b *testing.B) {
 	for _, w := range MutatingWorkloads() {
-		var f *floor
-		b.Run(w.Name, func(b *testing.B) {
-			if f == nil {
-				f = mutatingFloorSetup(b, w)
-			}
-			runtime.GC()
-			ctx := context.Background()
-			b.ReportAllocs()
-			cpu := cpuNow()
-			for b.Loop() {
-				if failed := f.run(ctx); failed != f.wantFailed {
-					b.Fatalf("floor %s: %d validations failed, want %d", w.Name, failed, f.wantFailed)
-				}
-			}
-			reportCPU(b, cpu)
-		})
+		benchFloor(b, w.Name, func(tb testing.TB) *floor { return mutatingFloorSetup(tb, w) })
 	}
 }
 
