@@ -15,7 +15,9 @@ import (
 const maxMixedPaths = 8
 
 // maxMixedEntries bounds the combinations of sizes a program remembers
-// bounds for; past it, each new combination is estimated again.
+// bounds for; past it, a new combination is not estimated (an estimate
+// retypes the AST under the program's lock) and the program runs tracked,
+// which is always exact.
 const maxMixedEntries = 64
 
 // mixedBounds estimates a program's cost bound for inputs whose sizes
@@ -70,6 +72,9 @@ func (m *mixedBounds) bound(sizes []uint64, paths []*celvalue.Path) (uint64, boo
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if b, ok = m.bounds[string(k)]; !ok {
+		if len(m.bounds) >= maxMixedEntries {
+			return math.MaxUint64, false
+		}
 		byPath := make(map[string]uint64, len(paths))
 		var top uint64
 		for i, p := range paths {
@@ -80,9 +85,7 @@ func (m *mixedBounds) bound(sizes []uint64, paths []*celvalue.Path) (uint64, boo
 		if m.bounds == nil {
 			m.bounds = map[string]uint64{}
 		}
-		if len(m.bounds) < maxMixedEntries {
-			m.bounds[string(k)] = b
-		}
+		m.bounds[string(k)] = b
 	}
 	return b, b <= untrackedLimit
 }
