@@ -36,6 +36,7 @@ var tiers = map[string]int{
 	"internal/apivalidation":        tierInternal,
 	"internal/builtin":              tierInternal,
 	"internal/builtin/internal/gen": tierInternal,
+	"internal/builtin/defaulting":   tierInternal,
 	"internal/celbridge":            tierInternal,
 	"internal/celvalue":             tierInternal,
 	"internal/costcheck":            tierInternal,
