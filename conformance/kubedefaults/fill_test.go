@@ -19,6 +19,12 @@ import (
 // values, resource names), so that the branches depending on them run.
 type filler struct {
 	r *rand.Rand
+	// density is how likely a field is set; each object draws its own, so
+	// that nearly empty objects (every volume source nil, say) occur too.
+	density float64
+	// enums are the constants of k8s.io/api's named string types, by
+	// type; a set field of such a type takes one most of the time.
+	enums map[reflect.Type][]string
 }
 
 // maxDepth bounds the nesting filled, so that recursive types end.
@@ -62,12 +68,23 @@ var (
 	typeMetaType     = reflect.TypeFor[metav1.TypeMeta]()
 )
 
+// densities are the field densities objects are filled with.
+var densities = []float64{0.05, 0.2, 0.5, 0.5, 0.8}
+
 // fillObject fills obj (a pointer to a struct) sparsely.
 func (f *filler) fillObject(obj any) {
+	f.density = densities[f.r.IntN(len(densities))]
 	f.fill(reflect.ValueOf(obj).Elem(), 0)
 }
 
-func (f *filler) set() bool { return f.r.IntN(2) == 0 }
+func (f *filler) set() bool { return f.r.Float64() < f.density }
+
+// fieldStrings are the values of string fields known by name whose value
+// defaulting parses.
+var fieldStrings = map[string]func(*rand.Rand) string{
+	"Image":     randomImage,
+	"Reference": randomImage,
+}
 
 func (f *filler) fill(v reflect.Value, depth int) {
 	if depth > maxDepth {
@@ -128,13 +145,25 @@ func (f *filler) fill(v reflect.Value, depth int) {
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				f.fill(v.Field(i), depth+1)
+			field := v.Type().Field(i)
+			if !field.IsExported() {
+				continue
 			}
+			if gen := fieldStrings[field.Name]; gen != nil && field.Type.Kind() == reflect.String {
+				if f.set() {
+					v.Field(i).SetString(gen(f.r))
+				}
+				continue
+			}
+			f.fill(v.Field(i), depth+1)
 		}
 	case reflect.String:
 		if f.set() {
-			v.SetString(f.str())
+			if values := f.enums[v.Type()]; len(values) > 0 && f.r.IntN(4) != 0 {
+				v.SetString(values[f.r.IntN(len(values))])
+			} else {
+				v.SetString(f.str())
+			}
 		}
 	case reflect.Bool:
 		v.SetBool(f.set())

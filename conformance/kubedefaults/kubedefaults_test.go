@@ -235,6 +235,11 @@ func TestDefaultingMatchesKube(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	enums, err := apiEnums(named)
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	typical := map[reflect.Type][]runtime.Object{}
 	for _, obj := range slices.Concat(typicalCoreObjects(), typicalGroupObjects()) {
 		typ := reflect.TypeOf(obj)
@@ -306,7 +311,7 @@ func TestDefaultingMatchesKube(t *testing.T) {
 				compare(obj)
 			}
 			seed := seedOf(k.name)
-			f := filler{r: rand.New(rand.NewPCG(seed, 1))}
+			f := filler{r: rand.New(rand.NewPCG(seed, 1)), enums: enums}
 			for range objectsPerKind() {
 				obj := reflect.New(k.typ.Elem()).Interface().(runtime.Object)
 				f.fillObject(obj)
