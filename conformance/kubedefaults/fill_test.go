@@ -50,6 +50,12 @@ var vocabulary = []string{
 	"Enabled", "Disabled", "IfHealthyBudget", "AlwaysAllow",
 	"Retain", "WaitForFirstConsumer", "Immediate", "Service", "Secret",
 	"/dev/termination-log", "default", "kube-system", "v1", "apps",
+	// values the other groups' defaulting compares with: device
+	// allocation modes, RBAC subject kinds, network policy types,
+	// certificate key usages, the flow control annotation kept as a key.
+	"ExactCount", "ServiceAccount", "User", "Group", "Ingress", "Egress",
+	"digital signature", "key encipherment", "client auth", "server auth",
+	"flowcontrol.kubernetes.io/preserve-zero-concurrency-shares",
 	// resource names, for resource lists keyed by them.
 	"cpu", "memory", "storage", "ephemeral-storage", "pods",
 	"requests.cpu", "limits.memory", "hugepages-2Mi", "example.com/gpu",

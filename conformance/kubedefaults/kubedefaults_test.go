@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -26,173 +28,42 @@ import (
 // A core kind never goes here: a core kind kube defaults and vapkit does
 // not fails the test.
 var knownNotDefaulted = map[string]bool{
-	"admissionregistration.k8s.io/v1 MutatingAdmissionPolicy":                    true,
-	"admissionregistration.k8s.io/v1 MutatingAdmissionPolicyBinding":             true,
-	"admissionregistration.k8s.io/v1 MutatingAdmissionPolicyBindingList":         true,
-	"admissionregistration.k8s.io/v1 MutatingAdmissionPolicyList":                true,
-	"admissionregistration.k8s.io/v1 MutatingWebhookConfiguration":               true,
-	"admissionregistration.k8s.io/v1 MutatingWebhookConfigurationList":           true,
-	"admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy":                  true,
-	"admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding":           true,
-	"admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBindingList":       true,
-	"admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyList":              true,
-	"admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration":             true,
-	"admissionregistration.k8s.io/v1 ValidatingWebhookConfigurationList":         true,
-	"admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicy":              true,
-	"admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicyBinding":       true,
-	"admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicyBindingList":   true,
-	"admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicyList":          true,
-	"admissionregistration.k8s.io/v1alpha1 ValidatingAdmissionPolicy":            true,
-	"admissionregistration.k8s.io/v1alpha1 ValidatingAdmissionPolicyBinding":     true,
-	"admissionregistration.k8s.io/v1alpha1 ValidatingAdmissionPolicyBindingList": true,
-	"admissionregistration.k8s.io/v1alpha1 ValidatingAdmissionPolicyList":        true,
-	"admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicy":               true,
-	"admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicyBinding":        true,
-	"admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicyBindingList":    true,
-	"admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicyList":           true,
-	"admissionregistration.k8s.io/v1beta1 MutatingWebhookConfiguration":          true,
-	"admissionregistration.k8s.io/v1beta1 MutatingWebhookConfigurationList":      true,
-	"admissionregistration.k8s.io/v1beta1 ValidatingAdmissionPolicy":             true,
-	"admissionregistration.k8s.io/v1beta1 ValidatingAdmissionPolicyBinding":      true,
-	"admissionregistration.k8s.io/v1beta1 ValidatingAdmissionPolicyBindingList":  true,
-	"admissionregistration.k8s.io/v1beta1 ValidatingAdmissionPolicyList":         true,
-	"admissionregistration.k8s.io/v1beta1 ValidatingWebhookConfiguration":        true,
-	"admissionregistration.k8s.io/v1beta1 ValidatingWebhookConfigurationList":    true,
-	"apps/v1 DaemonSet":                                                   true,
-	"apps/v1 DaemonSetList":                                               true,
-	"apps/v1 Deployment":                                                  true,
-	"apps/v1 DeploymentList":                                              true,
-	"apps/v1 ReplicaSet":                                                  true,
-	"apps/v1 ReplicaSetList":                                              true,
-	"apps/v1 StatefulSet":                                                 true,
-	"apps/v1 StatefulSetList":                                             true,
-	"apps/v1beta1 Deployment":                                             true,
-	"apps/v1beta1 DeploymentList":                                         true,
-	"apps/v1beta1 StatefulSet":                                            true,
-	"apps/v1beta1 StatefulSetList":                                        true,
-	"apps/v1beta2 DaemonSet":                                              true,
-	"apps/v1beta2 DaemonSetList":                                          true,
-	"apps/v1beta2 Deployment":                                             true,
-	"apps/v1beta2 DeploymentList":                                         true,
-	"apps/v1beta2 ReplicaSet":                                             true,
-	"apps/v1beta2 ReplicaSetList":                                         true,
-	"apps/v1beta2 StatefulSet":                                            true,
-	"apps/v1beta2 StatefulSetList":                                        true,
-	"authentication.k8s.io/v1 TokenRequest":                               true,
-	"autoscaling/v1 HorizontalPodAutoscaler":                              true,
-	"autoscaling/v1 HorizontalPodAutoscalerList":                          true,
-	"autoscaling/v2 HorizontalPodAutoscaler":                              true,
-	"autoscaling/v2 HorizontalPodAutoscalerList":                          true,
-	"batch/v1 CronJob":                                                    true,
-	"batch/v1 CronJobList":                                                true,
-	"batch/v1 Job":                                                        true,
-	"batch/v1 JobList":                                                    true,
-	"batch/v1beta1 CronJob":                                               true,
-	"batch/v1beta1 CronJobList":                                           true,
-	"certificates.k8s.io/v1 PodCertificateRequest":                        true,
-	"certificates.k8s.io/v1 PodCertificateRequestList":                    true,
-	"certificates.k8s.io/v1beta1 CertificateSigningRequest":               true,
-	"certificates.k8s.io/v1beta1 CertificateSigningRequestList":           true,
-	"certificates.k8s.io/v1beta1 PodCertificateRequest":                   true,
-	"certificates.k8s.io/v1beta1 PodCertificateRequestList":               true,
-	"discovery.k8s.io/v1 EndpointSlice":                                   true,
-	"discovery.k8s.io/v1 EndpointSliceList":                               true,
-	"discovery.k8s.io/v1beta1 EndpointSlice":                              true,
-	"discovery.k8s.io/v1beta1 EndpointSliceList":                          true,
-	"extensions/v1beta1 DaemonSet":                                        true,
-	"extensions/v1beta1 DaemonSetList":                                    true,
-	"extensions/v1beta1 Deployment":                                       true,
-	"extensions/v1beta1 DeploymentList":                                   true,
-	"extensions/v1beta1 Ingress":                                          true,
-	"extensions/v1beta1 IngressList":                                      true,
-	"extensions/v1beta1 NetworkPolicy":                                    true,
-	"extensions/v1beta1 NetworkPolicyList":                                true,
-	"extensions/v1beta1 ReplicaSet":                                       true,
-	"extensions/v1beta1 ReplicaSetList":                                   true,
-	"flowcontrol.apiserver.k8s.io/v1 FlowSchema":                          true,
-	"flowcontrol.apiserver.k8s.io/v1 FlowSchemaList":                      true,
-	"flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration":          true,
-	"flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfigurationList":      true,
-	"flowcontrol.apiserver.k8s.io/v1beta1 FlowSchema":                     true,
-	"flowcontrol.apiserver.k8s.io/v1beta1 FlowSchemaList":                 true,
-	"flowcontrol.apiserver.k8s.io/v1beta1 PriorityLevelConfiguration":     true,
-	"flowcontrol.apiserver.k8s.io/v1beta1 PriorityLevelConfigurationList": true,
-	"flowcontrol.apiserver.k8s.io/v1beta2 FlowSchema":                     true,
-	"flowcontrol.apiserver.k8s.io/v1beta2 FlowSchemaList":                 true,
-	"flowcontrol.apiserver.k8s.io/v1beta2 PriorityLevelConfiguration":     true,
-	"flowcontrol.apiserver.k8s.io/v1beta2 PriorityLevelConfigurationList": true,
-	"flowcontrol.apiserver.k8s.io/v1beta3 FlowSchema":                     true,
-	"flowcontrol.apiserver.k8s.io/v1beta3 FlowSchemaList":                 true,
-	"flowcontrol.apiserver.k8s.io/v1beta3 PriorityLevelConfiguration":     true,
-	"flowcontrol.apiserver.k8s.io/v1beta3 PriorityLevelConfigurationList": true,
-	"networking.k8s.io/v1 IngressClass":                                   true,
-	"networking.k8s.io/v1 IngressClassList":                               true,
-	"networking.k8s.io/v1 NetworkPolicy":                                  true,
-	"networking.k8s.io/v1 NetworkPolicyList":                              true,
-	"networking.k8s.io/v1beta1 Ingress":                                   true,
-	"networking.k8s.io/v1beta1 IngressList":                               true,
-	"rbac.authorization.k8s.io/v1 ClusterRoleBinding":                     true,
-	"rbac.authorization.k8s.io/v1 ClusterRoleBindingList":                 true,
-	"rbac.authorization.k8s.io/v1 RoleBinding":                            true,
-	"rbac.authorization.k8s.io/v1 RoleBindingList":                        true,
-	"rbac.authorization.k8s.io/v1alpha1 ClusterRoleBinding":               true,
-	"rbac.authorization.k8s.io/v1alpha1 ClusterRoleBindingList":           true,
-	"rbac.authorization.k8s.io/v1alpha1 RoleBinding":                      true,
-	"rbac.authorization.k8s.io/v1alpha1 RoleBindingList":                  true,
-	"rbac.authorization.k8s.io/v1beta1 ClusterRoleBinding":                true,
-	"rbac.authorization.k8s.io/v1beta1 ClusterRoleBindingList":            true,
-	"rbac.authorization.k8s.io/v1beta1 RoleBinding":                       true,
-	"rbac.authorization.k8s.io/v1beta1 RoleBindingList":                   true,
-	"resource.k8s.io/v1 DeviceTaintRule":                                  true,
-	"resource.k8s.io/v1 DeviceTaintRuleList":                              true,
-	"resource.k8s.io/v1 ResourceClaim":                                    true,
-	"resource.k8s.io/v1 ResourceClaimList":                                true,
-	"resource.k8s.io/v1 ResourceClaimTemplate":                            true,
-	"resource.k8s.io/v1 ResourceClaimTemplateList":                        true,
-	"resource.k8s.io/v1 ResourceSlice":                                    true,
-	"resource.k8s.io/v1 ResourceSliceList":                                true,
-	"resource.k8s.io/v1alpha3 DeviceTaintRule":                            true,
-	"resource.k8s.io/v1alpha3 DeviceTaintRuleList":                        true,
-	"resource.k8s.io/v1alpha3 ResourcePoolStatusRequest":                  true,
-	"resource.k8s.io/v1alpha3 ResourcePoolStatusRequestList":              true,
-	"resource.k8s.io/v1beta1 ResourceClaim":                               true,
-	"resource.k8s.io/v1beta1 ResourceClaimList":                           true,
-	"resource.k8s.io/v1beta1 ResourceClaimTemplate":                       true,
-	"resource.k8s.io/v1beta1 ResourceClaimTemplateList":                   true,
-	"resource.k8s.io/v1beta1 ResourceSlice":                               true,
-	"resource.k8s.io/v1beta1 ResourceSliceList":                           true,
-	"resource.k8s.io/v1beta2 DeviceTaintRule":                             true,
-	"resource.k8s.io/v1beta2 DeviceTaintRuleList":                         true,
-	"resource.k8s.io/v1beta2 ResourceClaim":                               true,
-	"resource.k8s.io/v1beta2 ResourceClaimList":                           true,
-	"resource.k8s.io/v1beta2 ResourceClaimTemplate":                       true,
-	"resource.k8s.io/v1beta2 ResourceClaimTemplateList":                   true,
-	"resource.k8s.io/v1beta2 ResourceSlice":                               true,
-	"resource.k8s.io/v1beta2 ResourceSliceList":                           true,
-	"scheduling.k8s.io/v1 PriorityClass":                                  true,
-	"scheduling.k8s.io/v1 PriorityClassList":                              true,
-	"scheduling.k8s.io/v1alpha3 CompositePodGroup":                        true,
-	"scheduling.k8s.io/v1alpha3 CompositePodGroupList":                    true,
-	"scheduling.k8s.io/v1alpha3 PodGroup":                                 true,
-	"scheduling.k8s.io/v1alpha3 PodGroupList":                             true,
-	"scheduling.k8s.io/v1beta1 PodGroup":                                  true,
-	"scheduling.k8s.io/v1beta1 PodGroupList":                              true,
-	"scheduling.k8s.io/v1beta1 PriorityClass":                             true,
-	"scheduling.k8s.io/v1beta1 PriorityClassList":                         true,
-	"storage.k8s.io/v1 CSIDriver":                                         true,
-	"storage.k8s.io/v1 CSIDriverList":                                     true,
-	"storage.k8s.io/v1 StorageClass":                                      true,
-	"storage.k8s.io/v1 StorageClassList":                                  true,
-	"storage.k8s.io/v1 VolumeAttachment":                                  true,
-	"storage.k8s.io/v1 VolumeAttachmentList":                              true,
-	"storage.k8s.io/v1alpha1 VolumeAttachment":                            true,
-	"storage.k8s.io/v1alpha1 VolumeAttachmentList":                        true,
-	"storage.k8s.io/v1beta1 CSIDriver":                                    true,
-	"storage.k8s.io/v1beta1 CSIDriverList":                                true,
-	"storage.k8s.io/v1beta1 StorageClass":                                 true,
-	"storage.k8s.io/v1beta1 StorageClassList":                             true,
-	"storage.k8s.io/v1beta1 VolumeAttachment":                             true,
-	"storage.k8s.io/v1beta1 VolumeAttachmentList":                         true,
+	"apps/v1 DaemonSet":                    true,
+	"apps/v1 DaemonSetList":                true,
+	"apps/v1 Deployment":                   true,
+	"apps/v1 DeploymentList":               true,
+	"apps/v1 ReplicaSet":                   true,
+	"apps/v1 ReplicaSetList":               true,
+	"apps/v1 StatefulSet":                  true,
+	"apps/v1 StatefulSetList":              true,
+	"apps/v1beta1 Deployment":              true,
+	"apps/v1beta1 DeploymentList":          true,
+	"apps/v1beta1 StatefulSet":             true,
+	"apps/v1beta1 StatefulSetList":         true,
+	"apps/v1beta2 DaemonSet":               true,
+	"apps/v1beta2 DaemonSetList":           true,
+	"apps/v1beta2 Deployment":              true,
+	"apps/v1beta2 DeploymentList":          true,
+	"apps/v1beta2 ReplicaSet":              true,
+	"apps/v1beta2 ReplicaSetList":          true,
+	"apps/v1beta2 StatefulSet":             true,
+	"apps/v1beta2 StatefulSetList":         true,
+	"batch/v1 CronJob":                     true,
+	"batch/v1 CronJobList":                 true,
+	"batch/v1 Job":                         true,
+	"batch/v1 JobList":                     true,
+	"batch/v1beta1 CronJob":                true,
+	"batch/v1beta1 CronJobList":            true,
+	"extensions/v1beta1 DaemonSet":         true,
+	"extensions/v1beta1 DaemonSetList":     true,
+	"extensions/v1beta1 Deployment":        true,
+	"extensions/v1beta1 DeploymentList":    true,
+	"extensions/v1beta1 Ingress":           true,
+	"extensions/v1beta1 IngressList":       true,
+	"extensions/v1beta1 NetworkPolicy":     true,
+	"extensions/v1beta1 NetworkPolicyList": true,
+	"extensions/v1beta1 ReplicaSet":        true,
+	"extensions/v1beta1 ReplicaSetList":    true,
 }
 
 // objectsPerKind is how many generated objects each kind gets.
@@ -295,11 +166,11 @@ func TestDefaultingMatchesKube(t *testing.T) {
 					return
 				}
 				if viaBuiltin := obj.DeepCopyObject(); !panicked(func() { named.Default(viaBuiltin) }) {
-					if diff := cmp.Diff(got, viaBuiltin, quantityComparer); diff != "" {
+					if diff := cmp.Diff(got, viaBuiltin, quantityComparer, taintTimeComparer); diff != "" {
 						t.Errorf("builtin.Scheme() defaults %s otherwise than vapkit's functions (-functions +scheme):\n%s", describe(obj), diff)
 					}
 				}
-				if diff := cmp.Diff(want, got, quantityComparer); diff != "" {
+				if diff := cmp.Diff(want, got, quantityComparer, taintTimeComparer); diff != "" {
 					res.differ++
 					if res.differ <= 3 {
 						t.Errorf("defaulting %s differs (-kube +vapkit):\n%s", describe(obj), diff)
@@ -392,6 +263,20 @@ func panicked(f func()) (p bool) {
 	f()
 	return false
 }
+
+// taintTimeComparer compares the times device taints are stamped with when
+// they have none: kube and vapkit both take the clock, truncated to the
+// second, so two defaultings a moment apart may straddle a second.
+var taintTimeComparer = cmp.FilterPath(func(p cmp.Path) bool {
+	f, ok := p.Last().(cmp.StructField)
+	return ok && f.Name() == "TimeAdded"
+}, cmp.Comparer(func(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	d := a.Sub(b.Time)
+	return d >= -time.Second && d <= time.Second
+}))
 
 var quantityComparer = cmp.Comparer(func(a, b resource.Quantity) bool {
 	return a.String() == b.String()
