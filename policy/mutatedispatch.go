@@ -156,6 +156,10 @@ func (ph *mutationPhase) invoke(ctx context.Context, st *requestState, vs *versi
 	before := vo.obj
 	tr.Outcome = Passed
 	var errs []policyError
+	// changes counts the mutations that changed the object they were given
+	// (semantically): with none the object is still equal to before, with
+	// one it differs from it (the comparison is an equivalence).
+	changes := 0
 	for _, m := range cm.mutations {
 		out, et, vars, err := ph.mutateOne(ctx, st, inv, vo, pv, m)
 		tr.Expressions = append(tr.Expressions, et)
@@ -177,11 +181,14 @@ func (ph *mutationPhase) invoke(ctx context.Context, st *requestState, vs *versi
 			continue
 		}
 		vo.obj, vo.dirty = out, true
+		if et.Value == valueChanged {
+			changes++
+		}
 	}
 	if tr.Err != nil && cm.base.failurePolicy == admissionregistrationv1.Ignore {
 		tr.Err = fmt.Errorf("ignored under failurePolicy Ignore: %w", tr.Err)
 	}
-	if !semanticEqual(before, vo.obj) {
+	if changes == 1 || changes > 1 && !semanticEqual(before, vo.obj) {
 		ph.flush()
 		ph.shouldReinvoke = true
 	}
@@ -193,6 +200,12 @@ func (ph *mutationPhase) invoke(ctx context.Context, st *requestState, vs *versi
 	}
 	return vo, errs, nil
 }
+
+// The Value of a mutation's trace entry: whether it changed the object.
+const (
+	valueChanged   = "changed"
+	valueUnchanged = "unchanged"
+)
 
 // errNotReinvoked explains a trace entry of the reinvocation pass for an
 // invocation that is not eligible.
@@ -290,9 +303,9 @@ func (ph *mutationPhase) mutateOne(ctx context.Context, st *requestState, inv in
 	// The API server defaults the object after every mutation; vapkit has
 	// the defaults of CRD schemas only (see the package documentation).
 	out = tc.Default(out)
-	et.Value = "unchanged"
+	et.Value = valueUnchanged
 	if !semanticEqual(vo.obj, out) {
-		et.Value = "changed"
+		et.Value = valueChanged
 	}
 	return out, et, vars, nil
 }

@@ -58,6 +58,9 @@ func merge(tc *TypeConverter, obj runtime.Object, patch *unstructured.Unstructur
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert original object to typed object: %w", err)
 	}
+	if u, ok := mergeTouched(live, p); ok {
+		return &unstructured.Unstructured{Object: u}, nil
+	}
 	merged, err := live.Merge(p)
 	if err != nil {
 		return nil, fmt.Errorf("failed to merge patch: %w", err)
@@ -67,6 +70,107 @@ func merge(tc *TypeConverter, obj runtime.Object, patch *unstructured.Unstructur
 		return nil, fmt.Errorf("failed to convert typed object to object: failed to convert value to unstructured for type %T", merged.AsValue().Unstructured())
 	}
 	return &unstructured.Unstructured{Object: u}, nil
+}
+
+// mergeTouched merges the patch p into the live object as live.Merge(p)
+// does, walking only the fields both hold: structured-merge-diff's merge
+// of a field that only one side holds is a copy of that side's value (the
+// object was validated before, so no error can come from it), and every
+// field of a granular map (not atomic, not deduced) that both hold merges
+// alone, with the map's schema for that field. Where both sides hold
+// anything else (lists, scalars, atomic maps), structured-merge-diff
+// merges the two values itself. ok is false when the merge failed or the
+// result is not an object: Merge then runs on the whole object, so that
+// its error names the field as upstream's does.
+func mergeTouched(live, p *typed.TypedValue) (out map[string]any, ok bool) {
+	a := value.NewFreelistAllocator()
+	u, ok := mergeValues(a, live.Schema(), live.TypeRef(), live.AsValue(), p.AsValue())
+	if !ok {
+		return nil, false
+	}
+	out, ok = u.(map[string]any)
+	return out, ok
+}
+
+// mergeValues merges rhs into lhs, both present, with the type tr.
+func mergeValues(a value.Allocator, s *schema.Schema, tr schema.TypeRef, lhs, rhs value.Value) (any, bool) {
+	at, ok := s.Resolve(tr)
+	if !ok {
+		return nil, false
+	}
+	if at.Map == nil || at.List != nil || at.Scalar != nil || at.Map.ElementRelationship == schema.Atomic ||
+		lhs.IsNull() || rhs.IsNull() || !lhs.IsMap() || !rhs.IsMap() {
+		return mergeSMD(s, tr, lhs, rhs)
+	}
+	lm, rm := lhs.AsMapUsing(a), rhs.AsMapUsing(a)
+	defer a.Free(lm)
+	defer a.Free(rm)
+	if lm.Empty() && rm.Empty() {
+		// An empty map on both sides is a leaf: the patch's is kept.
+		return mergeSMD(s, tr, lhs, rhs)
+	}
+	out := make(map[string]any, lm.Length()+rm.Length())
+	ok = value.MapZipUsing(a, lm, rm, value.Unordered, func(key string, l, r value.Value) bool {
+		var v any
+		switch {
+		case r == nil:
+			v = copyValue(a, l)
+		case l == nil:
+			v = copyValue(a, r)
+		default:
+			ft := at.Map.ElementType
+			if f, ok := at.Map.FindField(key); ok {
+				ft = f.Type
+			}
+			var ok bool
+			if v, ok = mergeValues(a, s, ft, l, r); !ok {
+				return false
+			}
+		}
+		out[key] = v
+		return true
+	})
+	return out, ok
+}
+
+// mergeSMD merges rhs into lhs with structured-merge-diff, as the walk of
+// a whole object merges the field they are the values of.
+func mergeSMD(s *schema.Schema, tr schema.TypeRef, lhs, rhs value.Value) (any, bool) {
+	//nolint:staticcheck // Both sides were validated as parts of their objects.
+	merged, err := typed.AsTypedUnvalidated(lhs, s, tr).Merge(typed.AsTypedUnvalidated(rhs, s, tr))
+	if err != nil || merged.AsValue() == nil {
+		return nil, false
+	}
+	return merged.AsValue().Unstructured(), true
+}
+
+// copyValue is a value's unstructured form in new maps and lists, what
+// structured-merge-diff's merge makes of a field only one side holds.
+func copyValue(a value.Allocator, v value.Value) any {
+	switch {
+	case v.IsNull():
+		return nil
+	case v.IsMap():
+		m := v.AsMapUsing(a)
+		defer a.Free(m)
+		out := make(map[string]any, m.Length())
+		m.IterateUsing(a, func(key string, c value.Value) bool {
+			out[key] = copyValue(a, c)
+			return true
+		})
+		return out
+	case v.IsList():
+		l := v.AsListUsing(a)
+		defer a.Free(l)
+		out := make([]any, l.Length())
+		for i := range out {
+			c := l.AtUsing(a, i)
+			out[i] = copyValue(a, c)
+			a.Free(c)
+		}
+		return out
+	}
+	return v.Unstructured()
 }
 
 // findAtomics lists the paths of the atomic lists, maps and structs in a

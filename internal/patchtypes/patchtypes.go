@@ -190,14 +190,26 @@ func (v *ObjectVal) TypeName() string { return v.typ.TypeName() }
 // literals keep their own native form).
 func (v *ObjectVal) Native() (map[string]any, error) {
 	out := make(map[string]any, len(v.fields))
-	for _, k := range sortedKeys(v.fields) {
-		c, err := convertField(v.fields[k])
+	for k, f := range v.fields {
+		c, err := convertField(f)
 		if err != nil {
-			return nil, fmt.Errorf("fail to convert field %q: %w", k, err)
+			// The first failing field in name order is reported.
+			return nil, v.firstFieldError()
 		}
 		out[k] = c
 	}
 	return out, nil
+}
+
+// firstFieldError is the conversion error of the first field, in name
+// order, that does not convert.
+func (v *ObjectVal) firstFieldError() error {
+	for _, k := range sortedKeys(v.fields) {
+		if _, err := convertField(v.fields[k]); err != nil {
+			return fmt.Errorf("fail to convert field %q: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // ConvertToNative converts to map[string]any, *structpb.Struct or
@@ -273,6 +285,9 @@ func checkNames(v ref.Val, path []string) []error {
 			errs = append(errs, checkNames(ov.fields[k], append(slices.Clip(path), k))...)
 		}
 	}
+	if !mayHoldObjects(v) {
+		return errs
+	}
 	switch n := v.Value().(type) {
 	case []ref.Val:
 		for _, e := range n {
@@ -292,6 +307,17 @@ func checkNames(v ref.Val, path []string) []error {
 	return errs
 }
 
+// mayHoldObjects is false for the values whose Value is neither a list nor
+// a map of CEL values: Object values (a native map, converted at some
+// cost) and scalars.
+func mayHoldObjects(v ref.Val) bool {
+	switch v.(type) {
+	case *ObjectVal, types.String, types.Int, types.Uint, types.Double, types.Bool, types.Null, types.Bytes:
+		return false
+	}
+	return true
+}
+
 // convertField converts one field value of an Object as upstream does:
 // list and map literals convert their elements shallowly (each element's
 // Value()), other lists and maps recursively, scalars to their Go value.
@@ -299,6 +325,9 @@ func convertField(v ref.Val) (any, error) {
 	switch n := v.Value().(type) {
 	case []ref.Val:
 		var out []any
+		if len(n) > 0 {
+			out = make([]any, 0, len(n))
+		}
 		for _, e := range n {
 			out = append(out, e.Value())
 		}
