@@ -8,13 +8,19 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 
+	appsv1 "k8s.io/api/apps/v1"
+	appsv1beta1 "k8s.io/api/apps/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1beta1 "k8s.io/api/certificates/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	rbacv1alpha1 "k8s.io/api/rbac/v1alpha1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -34,7 +40,64 @@ func typicalGroupObjects() []runtime.Object {
 		}
 	}
 	client, serving := certificateRequest(node, nil), certificateRequest(node, []string{"worker-1.example"})
+	labels := map[string]string{"app": "web"}
+	template := corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "web", Image: "nginx:1.27",
+			Ports:     []corev1.ContainerPort{{ContainerPort: 80}},
+			Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("0.0005")}},
+		}}},
+	}
 	return []runtime.Object{
+		// The workloads as they are usually written: a template and a
+		// selector, nothing else.
+		&appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+			Spec:       appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: template},
+		},
+		&appsv1.StatefulSet{
+			ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default"},
+			Spec: appsv1.StatefulSetSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: template, ServiceName: "db",
+				VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
+					ObjectMeta: metav1.ObjectMeta{Name: "data"},
+					Spec: corev1.PersistentVolumeClaimSpec{
+						AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+						Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1.0001Ki")}},
+					},
+				}},
+			},
+		},
+		&appsv1.DaemonSet{
+			ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system"},
+			Spec:       appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: template},
+		},
+		// apps/v1beta1 and extensions/v1beta1 take selector and labels
+		// from the template; extensions defaults rolling parameters even
+		// of a Recreate deployment that has them.
+		&appsv1beta1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db"}, Spec: appsv1beta1.StatefulSetSpec{Template: template}},
+		&extensionsv1beta1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "web"},
+			Spec: extensionsv1beta1.DeploymentSpec{Template: template, Strategy: extensionsv1beta1.DeploymentStrategy{
+				Type: extensionsv1beta1.RecreateDeploymentStrategyType, RollingUpdate: &extensionsv1beta1.RollingUpdateDeployment{},
+			}},
+		},
+		// A job with a per-index backoff limit and a pod failure policy,
+		// and a cron job whose job template is not defaulted as a job.
+		&batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: "batch"},
+			Spec: batchv1.JobSpec{
+				Template: template, BackoffLimitPerIndex: new(int32(2)), CompletionMode: new(batchv1.IndexedCompletion), Completions: new(int32(4)),
+				PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+					Action: batchv1.PodFailurePolicyActionIgnore, OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget}},
+				}}},
+			},
+		},
+		&batchv1.CronJob{
+			ObjectMeta: metav1.ObjectMeta{Name: "nightly"},
+			Spec:       batchv1.CronJobSpec{Schedule: "0 3 * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: template}}},
+		},
 		// The kubelet's client certificate request, with and without key
 		// encipherment, then one with the default usages (not a
 		// kubelet's), a serving request, and one that is no PEM.

@@ -16,14 +16,15 @@ import (
 // v1alpha1 bindings default their param reference's not-found action.
 
 func registerAdmissionregistrationV1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *arv1.ValidatingWebhookConfigurationList) []arv1.ValidatingWebhookConfiguration { return l.Items }, func(c *arv1.ValidatingWebhookConfiguration) {
+	add(s, func(c *arv1.ValidatingWebhookConfiguration) {
 		for i := range c.Webhooks {
 			w := &c.Webhooks[i]
 			defaultWebhookV1(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds)
 			defaultClientConfigV1(&w.ClientConfig, w.Rules)
 		}
-	})
-	addGroupKind(s, func(l *arv1.MutatingWebhookConfigurationList) []arv1.MutatingWebhookConfiguration { return l.Items }, func(c *arv1.MutatingWebhookConfiguration) {
+	}, func(l *arv1.ValidatingWebhookConfigurationList) []arv1.ValidatingWebhookConfiguration { return l.Items })
+
+	add(s, func(c *arv1.MutatingWebhookConfiguration) {
 		for i := range c.Webhooks {
 			w := &c.Webhooks[i]
 			defaultWebhookV1(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds)
@@ -32,42 +33,46 @@ func registerAdmissionregistrationV1(s *runtime.Scheme) {
 			}
 			defaultClientConfigV1(&w.ClientConfig, w.Rules)
 		}
-	})
-	addGroupKind(s, func(l *arv1.ValidatingAdmissionPolicyList) []arv1.ValidatingAdmissionPolicy { return l.Items }, func(p *arv1.ValidatingAdmissionPolicy) {
+	}, func(l *arv1.MutatingWebhookConfigurationList) []arv1.MutatingWebhookConfiguration { return l.Items })
+
+	add(s, func(p *arv1.ValidatingAdmissionPolicy) {
 		if p.Spec.FailurePolicy == nil {
 			p.Spec.FailurePolicy = new(arv1.Fail)
 		}
 		defaultMatchResourcesV1(p.Spec.MatchConstraints)
-	})
-	addGroupKind(s, func(l *arv1.ValidatingAdmissionPolicyBindingList) []arv1.ValidatingAdmissionPolicyBinding {
+	}, func(l *arv1.ValidatingAdmissionPolicyList) []arv1.ValidatingAdmissionPolicy { return l.Items })
+
+	add(s, func(b *arv1.ValidatingAdmissionPolicyBinding) {
+		defaultMatchResourcesV1(b.Spec.MatchResources)
+	}, func(l *arv1.ValidatingAdmissionPolicyBindingList) []arv1.ValidatingAdmissionPolicyBinding {
 		return l.Items
-	}, func(b *arv1.ValidatingAdmissionPolicyBinding) {
-		defaultMatchResourcesV1(b.Spec.MatchResources)
 	})
-	addGroupKind(s, func(l *arv1.MutatingAdmissionPolicyList) []arv1.MutatingAdmissionPolicy { return l.Items }, func(p *arv1.MutatingAdmissionPolicy) {
+
+	add(s, func(p *arv1.MutatingAdmissionPolicy) {
 		if p.Spec.FailurePolicy == nil {
 			p.Spec.FailurePolicy = new(arv1.Fail)
 		}
 		defaultMatchResourcesV1(p.Spec.MatchConstraints)
-	})
-	addGroupKind(s, func(l *arv1.MutatingAdmissionPolicyBindingList) []arv1.MutatingAdmissionPolicyBinding { return l.Items }, func(b *arv1.MutatingAdmissionPolicyBinding) {
+	}, func(l *arv1.MutatingAdmissionPolicyList) []arv1.MutatingAdmissionPolicy { return l.Items })
+
+	add(s, func(b *arv1.MutatingAdmissionPolicyBinding) {
 		defaultMatchResourcesV1(b.Spec.MatchResources)
-	})
+	}, func(l *arv1.MutatingAdmissionPolicyBindingList) []arv1.MutatingAdmissionPolicyBinding { return l.Items })
+
 }
 
 func registerAdmissionregistrationV1beta1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *arv1beta1.ValidatingWebhookConfigurationList) []arv1beta1.ValidatingWebhookConfiguration {
-		return l.Items
-	}, func(c *arv1beta1.ValidatingWebhookConfiguration) {
+	add(s, func(c *arv1beta1.ValidatingWebhookConfiguration) {
 		for i := range c.Webhooks {
 			w := &c.Webhooks[i]
 			defaultWebhookV1beta1(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.SideEffects, &w.TimeoutSeconds, &w.AdmissionReviewVersions)
 			defaultClientConfigV1beta1(&w.ClientConfig, w.Rules)
 		}
-	})
-	addGroupKind(s, func(l *arv1beta1.MutatingWebhookConfigurationList) []arv1beta1.MutatingWebhookConfiguration {
+	}, func(l *arv1beta1.ValidatingWebhookConfigurationList) []arv1beta1.ValidatingWebhookConfiguration {
 		return l.Items
-	}, func(c *arv1beta1.MutatingWebhookConfiguration) {
+	})
+
+	add(s, func(c *arv1beta1.MutatingWebhookConfiguration) {
 		for i := range c.Webhooks {
 			w := &c.Webhooks[i]
 			defaultWebhookV1beta1(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.SideEffects, &w.TimeoutSeconds, &w.AdmissionReviewVersions)
@@ -76,58 +81,69 @@ func registerAdmissionregistrationV1beta1(s *runtime.Scheme) {
 			}
 			defaultClientConfigV1beta1(&w.ClientConfig, w.Rules)
 		}
+	}, func(l *arv1beta1.MutatingWebhookConfigurationList) []arv1beta1.MutatingWebhookConfiguration {
+		return l.Items
 	})
-	addGroupKind(s, func(l *arv1beta1.ValidatingAdmissionPolicyList) []arv1beta1.ValidatingAdmissionPolicy { return l.Items }, func(p *arv1beta1.ValidatingAdmissionPolicy) {
+
+	add(s, func(p *arv1beta1.ValidatingAdmissionPolicy) {
 		if p.Spec.FailurePolicy == nil {
 			p.Spec.FailurePolicy = new(arv1beta1.Fail)
 		}
 		defaultMatchResourcesV1beta1(p.Spec.MatchConstraints)
-	})
-	addGroupKind(s, func(l *arv1beta1.ValidatingAdmissionPolicyBindingList) []arv1beta1.ValidatingAdmissionPolicyBinding {
-		return l.Items
-	}, func(b *arv1beta1.ValidatingAdmissionPolicyBinding) {
+	}, func(l *arv1beta1.ValidatingAdmissionPolicyList) []arv1beta1.ValidatingAdmissionPolicy { return l.Items })
+
+	add(s, func(b *arv1beta1.ValidatingAdmissionPolicyBinding) {
 		defaultMatchResourcesV1beta1(b.Spec.MatchResources)
+	}, func(l *arv1beta1.ValidatingAdmissionPolicyBindingList) []arv1beta1.ValidatingAdmissionPolicyBinding {
+		return l.Items
 	})
-	addGroupKind(s, func(l *arv1beta1.MutatingAdmissionPolicyList) []arv1beta1.MutatingAdmissionPolicy { return l.Items }, func(p *arv1beta1.MutatingAdmissionPolicy) {
+
+	add(s, func(p *arv1beta1.MutatingAdmissionPolicy) {
 		if p.Spec.FailurePolicy == nil {
 			p.Spec.FailurePolicy = new(arv1beta1.Fail)
 		}
 		defaultMatchResourcesV1beta1(p.Spec.MatchConstraints)
-	})
-	addGroupKind(s, func(l *arv1beta1.MutatingAdmissionPolicyBindingList) []arv1beta1.MutatingAdmissionPolicyBinding {
-		return l.Items
-	}, func(b *arv1beta1.MutatingAdmissionPolicyBinding) {
+	}, func(l *arv1beta1.MutatingAdmissionPolicyList) []arv1beta1.MutatingAdmissionPolicy { return l.Items })
+
+	add(s, func(b *arv1beta1.MutatingAdmissionPolicyBinding) {
 		defaultMatchResourcesV1beta1(b.Spec.MatchResources)
+	}, func(l *arv1beta1.MutatingAdmissionPolicyBindingList) []arv1beta1.MutatingAdmissionPolicyBinding {
+		return l.Items
 	})
+
 }
 
 func registerAdmissionregistrationV1alpha1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *arv1alpha1.ValidatingAdmissionPolicyList) []arv1alpha1.ValidatingAdmissionPolicy {
-		return l.Items
-	}, func(p *arv1alpha1.ValidatingAdmissionPolicy) {
+	add(s, func(p *arv1alpha1.ValidatingAdmissionPolicy) {
 		if p.Spec.FailurePolicy == nil {
 			p.Spec.FailurePolicy = new(arv1alpha1.Fail)
 		}
 		defaultMatchResourcesV1alpha1(p.Spec.MatchConstraints)
-	})
-	addGroupKind(s, func(l *arv1alpha1.ValidatingAdmissionPolicyBindingList) []arv1alpha1.ValidatingAdmissionPolicyBinding {
+	}, func(l *arv1alpha1.ValidatingAdmissionPolicyList) []arv1alpha1.ValidatingAdmissionPolicy {
 		return l.Items
-	}, func(b *arv1alpha1.ValidatingAdmissionPolicyBinding) {
+	})
+
+	add(s, func(b *arv1alpha1.ValidatingAdmissionPolicyBinding) {
 		defaultParamRefV1alpha1(b.Spec.ParamRef)
 		defaultMatchResourcesV1alpha1(b.Spec.MatchResources)
+	}, func(l *arv1alpha1.ValidatingAdmissionPolicyBindingList) []arv1alpha1.ValidatingAdmissionPolicyBinding {
+		return l.Items
 	})
-	addGroupKind(s, func(l *arv1alpha1.MutatingAdmissionPolicyList) []arv1alpha1.MutatingAdmissionPolicy { return l.Items }, func(p *arv1alpha1.MutatingAdmissionPolicy) {
+
+	add(s, func(p *arv1alpha1.MutatingAdmissionPolicy) {
 		if p.Spec.FailurePolicy == nil {
 			p.Spec.FailurePolicy = new(arv1alpha1.Fail)
 		}
 		defaultMatchResourcesV1alpha1(p.Spec.MatchConstraints)
-	})
-	addGroupKind(s, func(l *arv1alpha1.MutatingAdmissionPolicyBindingList) []arv1alpha1.MutatingAdmissionPolicyBinding {
-		return l.Items
-	}, func(b *arv1alpha1.MutatingAdmissionPolicyBinding) {
+	}, func(l *arv1alpha1.MutatingAdmissionPolicyList) []arv1alpha1.MutatingAdmissionPolicy { return l.Items })
+
+	add(s, func(b *arv1alpha1.MutatingAdmissionPolicyBinding) {
 		defaultParamRefV1alpha1(b.Spec.ParamRef)
 		defaultMatchResourcesV1alpha1(b.Spec.MatchResources)
+	}, func(l *arv1alpha1.MutatingAdmissionPolicyBindingList) []arv1alpha1.MutatingAdmissionPolicyBinding {
+		return l.Items
 	})
+
 }
 
 // defaultSelectors gives absent namespace and object selectors the empty

@@ -7,9 +7,10 @@ import (
 
 // A token request asks for an hour unless it says otherwise.
 func registerAuthenticationV1(s *runtime.Scheme) {
-	addGroupSingleKind(s, func(r *authenticationv1.TokenRequest) {
+	addKind(s, func(r *authenticationv1.TokenRequest) {
 		if r.Spec.ExpirationSeconds == nil {
 			r.Spec.ExpirationSeconds = new(int64(60 * 60))
 		}
 	})
+
 }

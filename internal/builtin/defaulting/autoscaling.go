@@ -13,19 +13,23 @@ import (
 // a direction's rules, from the controller's built-in defaults.
 
 func registerAutoscalingV1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *autoscalingv1.HorizontalPodAutoscalerList) []autoscalingv1.HorizontalPodAutoscaler {
-		return l.Items
-	}, func(h *autoscalingv1.HorizontalPodAutoscaler) {
+	add(s, func(h *autoscalingv1.HorizontalPodAutoscaler) {
 		if h.Spec.MinReplicas == nil {
 			h.Spec.MinReplicas = new(int32(1))
 		}
+	}, func(l *autoscalingv1.HorizontalPodAutoscalerList) []autoscalingv1.HorizontalPodAutoscaler {
+		return l.Items
 	})
+
 }
 
 func registerAutoscalingV2(s *runtime.Scheme) {
-	addGroupKind(s, func(l *autoscalingv2.HorizontalPodAutoscalerList) []autoscalingv2.HorizontalPodAutoscaler {
-		return l.Items
-	}, defaultAutoscalingV2HPA)
+	add(s,
+
+		defaultAutoscalingV2HPA, func(l *autoscalingv2.HorizontalPodAutoscalerList) []autoscalingv2.HorizontalPodAutoscaler {
+			return l.Items
+		})
+
 }
 
 // defaultCPUUtilization is the target of an autoscaler without metrics.

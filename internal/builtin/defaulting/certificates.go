@@ -18,26 +18,31 @@ import (
 // to the legacy unknown signer.
 
 func registerCertificatesV1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *certificatesv1.PodCertificateRequestList) []certificatesv1.PodCertificateRequest {
-		return l.Items
-	}, func(r *certificatesv1.PodCertificateRequest) {
+	add(s, func(r *certificatesv1.PodCertificateRequest) {
 		if r.Spec.MaxExpirationSeconds == nil {
 			r.Spec.MaxExpirationSeconds = new(int32(86400))
 		}
+	}, func(l *certificatesv1.PodCertificateRequestList) []certificatesv1.PodCertificateRequest {
+		return l.Items
 	})
+
 }
 
 func registerCertificatesV1beta1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *certificatesv1beta1.CertificateSigningRequestList) []certificatesv1beta1.CertificateSigningRequest {
-		return l.Items
-	}, defaultCSRV1beta1)
-	addGroupKind(s, func(l *certificatesv1beta1.PodCertificateRequestList) []certificatesv1beta1.PodCertificateRequest {
-		return l.Items
-	}, func(r *certificatesv1beta1.PodCertificateRequest) {
+	add(s,
+
+		defaultCSRV1beta1, func(l *certificatesv1beta1.CertificateSigningRequestList) []certificatesv1beta1.CertificateSigningRequest {
+			return l.Items
+		})
+
+	add(s, func(r *certificatesv1beta1.PodCertificateRequest) {
 		if r.Spec.MaxExpirationSeconds == nil {
 			r.Spec.MaxExpirationSeconds = new(int32(86400))
 		}
+	}, func(l *certificatesv1beta1.PodCertificateRequestList) []certificatesv1beta1.PodCertificateRequest {
+		return l.Items
 	})
+
 }
 
 func defaultCSRV1beta1(r *certificatesv1beta1.CertificateSigningRequest) {

@@ -49,12 +49,11 @@ func defaultPrecedence(p *int32) {
 }
 
 func registerFlowcontrolV1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *flowcontrolv1.FlowSchemaList) []flowcontrolv1.FlowSchema { return l.Items }, func(f *flowcontrolv1.FlowSchema) {
+	add(s, func(f *flowcontrolv1.FlowSchema) {
 		defaultPrecedence(&f.Spec.MatchingPrecedence)
-	})
-	addGroupKind(s, func(l *flowcontrolv1.PriorityLevelConfigurationList) []flowcontrolv1.PriorityLevelConfiguration {
-		return l.Items
-	}, func(p *flowcontrolv1.PriorityLevelConfiguration) {
+	}, func(l *flowcontrolv1.FlowSchemaList) []flowcontrolv1.FlowSchema { return l.Items })
+
+	add(s, func(p *flowcontrolv1.PriorityLevelConfiguration) {
 		if l := p.Spec.Limited; l != nil {
 			if l.NominalConcurrencyShares == nil {
 				l.NominalConcurrencyShares = new(defaultConcurrencyShares)
@@ -69,16 +68,18 @@ func registerFlowcontrolV1(s *runtime.Scheme) {
 		if e := p.Spec.Exempt; e != nil {
 			defaultExempt(&e.NominalConcurrencyShares, &e.LendablePercent)
 		}
+	}, func(l *flowcontrolv1.PriorityLevelConfigurationList) []flowcontrolv1.PriorityLevelConfiguration {
+		return l.Items
 	})
+
 }
 
 func registerFlowcontrolV1beta1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *flowcontrolv1beta1.FlowSchemaList) []flowcontrolv1beta1.FlowSchema { return l.Items }, func(f *flowcontrolv1beta1.FlowSchema) {
+	add(s, func(f *flowcontrolv1beta1.FlowSchema) {
 		defaultPrecedence(&f.Spec.MatchingPrecedence)
-	})
-	addGroupKind(s, func(l *flowcontrolv1beta1.PriorityLevelConfigurationList) []flowcontrolv1beta1.PriorityLevelConfiguration {
-		return l.Items
-	}, func(p *flowcontrolv1beta1.PriorityLevelConfiguration) {
+	}, func(l *flowcontrolv1beta1.FlowSchemaList) []flowcontrolv1beta1.FlowSchema { return l.Items })
+
+	add(s, func(p *flowcontrolv1beta1.PriorityLevelConfiguration) {
 		if l := p.Spec.Limited; l != nil {
 			if l.AssuredConcurrencyShares == 0 {
 				l.AssuredConcurrencyShares = defaultConcurrencyShares
@@ -93,16 +94,18 @@ func registerFlowcontrolV1beta1(s *runtime.Scheme) {
 		if e := p.Spec.Exempt; e != nil {
 			defaultExempt(&e.NominalConcurrencyShares, &e.LendablePercent)
 		}
+	}, func(l *flowcontrolv1beta1.PriorityLevelConfigurationList) []flowcontrolv1beta1.PriorityLevelConfiguration {
+		return l.Items
 	})
+
 }
 
 func registerFlowcontrolV1beta2(s *runtime.Scheme) {
-	addGroupKind(s, func(l *flowcontrolv1beta2.FlowSchemaList) []flowcontrolv1beta2.FlowSchema { return l.Items }, func(f *flowcontrolv1beta2.FlowSchema) {
+	add(s, func(f *flowcontrolv1beta2.FlowSchema) {
 		defaultPrecedence(&f.Spec.MatchingPrecedence)
-	})
-	addGroupKind(s, func(l *flowcontrolv1beta2.PriorityLevelConfigurationList) []flowcontrolv1beta2.PriorityLevelConfiguration {
-		return l.Items
-	}, func(p *flowcontrolv1beta2.PriorityLevelConfiguration) {
+	}, func(l *flowcontrolv1beta2.FlowSchemaList) []flowcontrolv1beta2.FlowSchema { return l.Items })
+
+	add(s, func(p *flowcontrolv1beta2.PriorityLevelConfiguration) {
 		if l := p.Spec.Limited; l != nil {
 			if l.AssuredConcurrencyShares == 0 {
 				l.AssuredConcurrencyShares = defaultConcurrencyShares
@@ -117,16 +120,18 @@ func registerFlowcontrolV1beta2(s *runtime.Scheme) {
 		if e := p.Spec.Exempt; e != nil {
 			defaultExempt(&e.NominalConcurrencyShares, &e.LendablePercent)
 		}
+	}, func(l *flowcontrolv1beta2.PriorityLevelConfigurationList) []flowcontrolv1beta2.PriorityLevelConfiguration {
+		return l.Items
 	})
+
 }
 
 func registerFlowcontrolV1beta3(s *runtime.Scheme) {
-	addGroupKind(s, func(l *flowcontrolv1beta3.FlowSchemaList) []flowcontrolv1beta3.FlowSchema { return l.Items }, func(f *flowcontrolv1beta3.FlowSchema) {
+	add(s, func(f *flowcontrolv1beta3.FlowSchema) {
 		defaultPrecedence(&f.Spec.MatchingPrecedence)
-	})
-	addGroupKind(s, func(l *flowcontrolv1beta3.PriorityLevelConfigurationList) []flowcontrolv1beta3.PriorityLevelConfiguration {
-		return l.Items
-	}, func(p *flowcontrolv1beta3.PriorityLevelConfiguration) {
+	}, func(l *flowcontrolv1beta3.FlowSchemaList) []flowcontrolv1beta3.FlowSchema { return l.Items })
+
+	add(s, func(p *flowcontrolv1beta3.PriorityLevelConfiguration) {
 		if l := p.Spec.Limited; l != nil {
 			if _, keep := p.Annotations[flowcontrolv1beta3.PriorityLevelPreserveZeroConcurrencySharesKey]; !keep && l.NominalConcurrencyShares == 0 {
 				l.NominalConcurrencyShares = defaultConcurrencyShares
@@ -141,5 +146,8 @@ func registerFlowcontrolV1beta3(s *runtime.Scheme) {
 		if e := p.Spec.Exempt; e != nil {
 			defaultExempt(&e.NominalConcurrencyShares, &e.LendablePercent)
 		}
+	}, func(l *flowcontrolv1beta3.PriorityLevelConfigurationList) []flowcontrolv1beta3.PriorityLevelConfiguration {
+		return l.Items
 	})
+
 }

@@ -8,13 +8,19 @@ var groupRegistrations = []func(*runtime.Scheme){
 	registerAdmissionregistrationV1,
 	registerAdmissionregistrationV1alpha1,
 	registerAdmissionregistrationV1beta1,
+	registerAppsV1,
+	registerAppsV1beta1,
+	registerAppsV1beta2,
 	registerAuthenticationV1,
 	registerAutoscalingV1,
 	registerAutoscalingV2,
+	registerBatchV1,
+	registerBatchV1beta1,
 	registerCertificatesV1,
 	registerCertificatesV1beta1,
 	registerDiscoveryV1,
 	registerDiscoveryV1beta1,
+	registerExtensionsV1beta1,
 	registerFlowcontrolV1,
 	registerFlowcontrolV1beta1,
 	registerFlowcontrolV1beta2,
@@ -34,31 +40,4 @@ var groupRegistrations = []func(*runtime.Scheme){
 	registerStorageV1,
 	registerStorageV1alpha1,
 	registerStorageV1beta1,
-}
-
-// addGroupKind registers f as the defaulting function of the kind *T and, item
-// by item, of its list kind *L, as the API server registers both.
-func addGroupKind[T, L any, PT interface {
-	*T
-	runtime.Object
-}, PL interface {
-	*L
-	runtime.Object
-}](s *runtime.Scheme, items func(*L) []T, f func(*T)) {
-	s.AddTypeDefaultingFunc(PT(new(T)), func(o any) { f(o.(*T)) })
-	s.AddTypeDefaultingFunc(PL(new(L)), func(o any) {
-		list := items(o.(*L))
-		for i := range list {
-			f(&list[i])
-		}
-	})
-}
-
-// addGroupSingleKind registers f as the defaulting function of the kind *T,
-// which has no list kind.
-func addGroupSingleKind[T any, PT interface {
-	*T
-	runtime.Object
-}](s *runtime.Scheme, f func(*T)) {
-	s.AddTypeDefaultingFunc(PT(new(T)), func(o any) { f(o.(*T)) })
 }

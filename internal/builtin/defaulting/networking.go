@@ -14,7 +14,7 @@ import (
 // networking/v1 ingresses are not defaulted.
 
 func registerNetworkingV1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *networkingv1.NetworkPolicyList) []networkingv1.NetworkPolicy { return l.Items }, func(p *networkingv1.NetworkPolicy) {
+	add(s, func(p *networkingv1.NetworkPolicy) {
 		if len(p.Spec.PolicyTypes) == 0 {
 			p.Spec.PolicyTypes = []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}
 			if len(p.Spec.Egress) != 0 {
@@ -27,12 +27,14 @@ func registerNetworkingV1(s *runtime.Scheme) {
 		for i := range p.Spec.Egress {
 			defaultPolicyPorts(p.Spec.Egress[i].Ports)
 		}
-	})
-	addGroupKind(s, func(l *networkingv1.IngressClassList) []networkingv1.IngressClass { return l.Items }, func(c *networkingv1.IngressClass) {
+	}, func(l *networkingv1.NetworkPolicyList) []networkingv1.NetworkPolicy { return l.Items })
+
+	add(s, func(c *networkingv1.IngressClass) {
 		if p := c.Spec.Parameters; p != nil && p.Scope == nil {
 			p.Scope = new(networkingv1.IngressClassParametersReferenceScopeCluster)
 		}
-	})
+	}, func(l *networkingv1.IngressClassList) []networkingv1.IngressClass { return l.Items })
+
 }
 
 func defaultPolicyPorts(ports []networkingv1.NetworkPolicyPort) {
@@ -44,7 +46,7 @@ func defaultPolicyPorts(ports []networkingv1.NetworkPolicyPort) {
 }
 
 func registerNetworkingV1beta1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *networkingv1beta1.IngressList) []networkingv1beta1.Ingress { return l.Items }, func(in *networkingv1beta1.Ingress) {
+	add(s, func(in *networkingv1beta1.Ingress) {
 		for i := range in.Spec.Rules {
 			if http := in.Spec.Rules[i].HTTP; http != nil {
 				for j := range http.Paths {
@@ -54,5 +56,6 @@ func registerNetworkingV1beta1(s *runtime.Scheme) {
 				}
 			}
 		}
-	})
+	}, func(l *networkingv1beta1.IngressList) []networkingv1beta1.Ingress { return l.Items })
+
 }

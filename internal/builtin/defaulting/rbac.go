@@ -22,8 +22,8 @@ func registerRbacV1(s *runtime.Scheme) {
 			defaultSubjectGroup(&subjects[i].APIGroup, subjects[i].Kind)
 		}
 	}
-	addGroupKind(s, func(l *rbacv1.RoleBindingList) []rbacv1.RoleBinding { return l.Items }, func(b *rbacv1.RoleBinding) { bind(&b.RoleRef, b.Subjects) })
-	addGroupKind(s, func(l *rbacv1.ClusterRoleBindingList) []rbacv1.ClusterRoleBinding { return l.Items }, func(b *rbacv1.ClusterRoleBinding) { bind(&b.RoleRef, b.Subjects) })
+	add(s, func(b *rbacv1.RoleBinding) { bind(&b.RoleRef, b.Subjects) }, func(l *rbacv1.RoleBindingList) []rbacv1.RoleBinding { return l.Items })
+	add(s, func(b *rbacv1.ClusterRoleBinding) { bind(&b.RoleRef, b.Subjects) }, func(l *rbacv1.ClusterRoleBindingList) []rbacv1.ClusterRoleBinding { return l.Items })
 }
 
 func registerRbacV1beta1(s *runtime.Scheme) {
@@ -35,8 +35,8 @@ func registerRbacV1beta1(s *runtime.Scheme) {
 			defaultSubjectGroup(&subjects[i].APIGroup, subjects[i].Kind)
 		}
 	}
-	addGroupKind(s, func(l *rbacv1beta1.RoleBindingList) []rbacv1beta1.RoleBinding { return l.Items }, func(b *rbacv1beta1.RoleBinding) { bind(&b.RoleRef, b.Subjects) })
-	addGroupKind(s, func(l *rbacv1beta1.ClusterRoleBindingList) []rbacv1beta1.ClusterRoleBinding { return l.Items }, func(b *rbacv1beta1.ClusterRoleBinding) { bind(&b.RoleRef, b.Subjects) })
+	add(s, func(b *rbacv1beta1.RoleBinding) { bind(&b.RoleRef, b.Subjects) }, func(l *rbacv1beta1.RoleBindingList) []rbacv1beta1.RoleBinding { return l.Items })
+	add(s, func(b *rbacv1beta1.ClusterRoleBinding) { bind(&b.RoleRef, b.Subjects) }, func(l *rbacv1beta1.ClusterRoleBindingList) []rbacv1beta1.ClusterRoleBinding { return l.Items })
 }
 
 func registerRbacV1alpha1(s *runtime.Scheme) {
@@ -57,8 +57,8 @@ func registerRbacV1alpha1(s *runtime.Scheme) {
 			}
 		}
 	}
-	addGroupKind(s, func(l *rbacv1alpha1.RoleBindingList) []rbacv1alpha1.RoleBinding { return l.Items }, func(b *rbacv1alpha1.RoleBinding) { bind(&b.RoleRef, b.Subjects) })
-	addGroupKind(s, func(l *rbacv1alpha1.ClusterRoleBindingList) []rbacv1alpha1.ClusterRoleBinding { return l.Items }, func(b *rbacv1alpha1.ClusterRoleBinding) { bind(&b.RoleRef, b.Subjects) })
+	add(s, func(b *rbacv1alpha1.RoleBinding) { bind(&b.RoleRef, b.Subjects) }, func(l *rbacv1alpha1.RoleBindingList) []rbacv1alpha1.RoleBinding { return l.Items })
+	add(s, func(b *rbacv1alpha1.ClusterRoleBinding) { bind(&b.RoleRef, b.Subjects) }, func(l *rbacv1alpha1.ClusterRoleBindingList) []rbacv1alpha1.ClusterRoleBinding { return l.Items })
 }
 
 // defaultSubjectGroup fills a subject's empty API group from its kind; the

@@ -60,7 +60,7 @@ func registerResourceV1(s *runtime.Scheme) {
 			}
 		}
 	}
-	addGroupKind(s, func(l *resourcev1.ResourceClaimList) []resourcev1.ResourceClaim { return l.Items }, func(c *resourcev1.ResourceClaim) {
+	add(s, func(c *resourcev1.ResourceClaim) {
 		requests(c.Spec.Devices.Requests)
 		if a := c.Status.Allocation; a != nil {
 			for i := range a.Devices.Results {
@@ -69,20 +69,24 @@ func registerResourceV1(s *runtime.Scheme) {
 				}
 			}
 		}
-	})
-	addGroupKind(s, func(l *resourcev1.ResourceClaimTemplateList) []resourcev1.ResourceClaimTemplate { return l.Items }, func(t *resourcev1.ResourceClaimTemplate) {
+	}, func(l *resourcev1.ResourceClaimList) []resourcev1.ResourceClaim { return l.Items })
+
+	add(s, func(t *resourcev1.ResourceClaimTemplate) {
 		requests(t.Spec.Spec.Devices.Requests)
-	})
-	addGroupKind(s, func(l *resourcev1.ResourceSliceList) []resourcev1.ResourceSlice { return l.Items }, func(sl *resourcev1.ResourceSlice) {
+	}, func(l *resourcev1.ResourceClaimTemplateList) []resourcev1.ResourceClaimTemplate { return l.Items })
+
+	add(s, func(sl *resourcev1.ResourceSlice) {
 		for i := range sl.Spec.Devices {
 			for j := range sl.Spec.Devices[i].Taints {
 				taintTime(&sl.Spec.Devices[i].Taints[j].TimeAdded)
 			}
 		}
-	})
-	addGroupKind(s, func(l *resourcev1.DeviceTaintRuleList) []resourcev1.DeviceTaintRule { return l.Items }, func(r *resourcev1.DeviceTaintRule) {
+	}, func(l *resourcev1.ResourceSliceList) []resourcev1.ResourceSlice { return l.Items })
+
+	add(s, func(r *resourcev1.DeviceTaintRule) {
 		taintTime(&r.Spec.Taint.TimeAdded)
-	})
+	}, func(l *resourcev1.DeviceTaintRuleList) []resourcev1.DeviceTaintRule { return l.Items })
+
 }
 
 func registerResourceV1beta2(s *runtime.Scheme) {
@@ -103,7 +107,7 @@ func registerResourceV1beta2(s *runtime.Scheme) {
 			}
 		}
 	}
-	addGroupKind(s, func(l *resourcev1beta2.ResourceClaimList) []resourcev1beta2.ResourceClaim { return l.Items }, func(c *resourcev1beta2.ResourceClaim) {
+	add(s, func(c *resourcev1beta2.ResourceClaim) {
 		requests(c.Spec.Devices.Requests)
 		if a := c.Status.Allocation; a != nil {
 			for i := range a.Devices.Results {
@@ -112,22 +116,26 @@ func registerResourceV1beta2(s *runtime.Scheme) {
 				}
 			}
 		}
-	})
-	addGroupKind(s, func(l *resourcev1beta2.ResourceClaimTemplateList) []resourcev1beta2.ResourceClaimTemplate {
-		return l.Items
-	}, func(t *resourcev1beta2.ResourceClaimTemplate) {
+	}, func(l *resourcev1beta2.ResourceClaimList) []resourcev1beta2.ResourceClaim { return l.Items })
+
+	add(s, func(t *resourcev1beta2.ResourceClaimTemplate) {
 		requests(t.Spec.Spec.Devices.Requests)
+	}, func(l *resourcev1beta2.ResourceClaimTemplateList) []resourcev1beta2.ResourceClaimTemplate {
+		return l.Items
 	})
-	addGroupKind(s, func(l *resourcev1beta2.ResourceSliceList) []resourcev1beta2.ResourceSlice { return l.Items }, func(sl *resourcev1beta2.ResourceSlice) {
+
+	add(s, func(sl *resourcev1beta2.ResourceSlice) {
 		for i := range sl.Spec.Devices {
 			for j := range sl.Spec.Devices[i].Taints {
 				taintTime(&sl.Spec.Devices[i].Taints[j].TimeAdded)
 			}
 		}
-	})
-	addGroupKind(s, func(l *resourcev1beta2.DeviceTaintRuleList) []resourcev1beta2.DeviceTaintRule { return l.Items }, func(r *resourcev1beta2.DeviceTaintRule) {
+	}, func(l *resourcev1beta2.ResourceSliceList) []resourcev1beta2.ResourceSlice { return l.Items })
+
+	add(s, func(r *resourcev1beta2.DeviceTaintRule) {
 		taintTime(&r.Spec.Taint.TimeAdded)
-	})
+	}, func(l *resourcev1beta2.DeviceTaintRuleList) []resourcev1beta2.DeviceTaintRule { return l.Items })
+
 }
 
 func registerResourceV1beta1(s *runtime.Scheme) {
@@ -151,7 +159,7 @@ func registerResourceV1beta1(s *runtime.Scheme) {
 			}
 		}
 	}
-	addGroupKind(s, func(l *resourcev1beta1.ResourceClaimList) []resourcev1beta1.ResourceClaim { return l.Items }, func(c *resourcev1beta1.ResourceClaim) {
+	add(s, func(c *resourcev1beta1.ResourceClaim) {
 		requests(c.Spec.Devices.Requests)
 		if a := c.Status.Allocation; a != nil {
 			for i := range a.Devices.Results {
@@ -160,13 +168,15 @@ func registerResourceV1beta1(s *runtime.Scheme) {
 				}
 			}
 		}
-	})
-	addGroupKind(s, func(l *resourcev1beta1.ResourceClaimTemplateList) []resourcev1beta1.ResourceClaimTemplate {
-		return l.Items
-	}, func(t *resourcev1beta1.ResourceClaimTemplate) {
+	}, func(l *resourcev1beta1.ResourceClaimList) []resourcev1beta1.ResourceClaim { return l.Items })
+
+	add(s, func(t *resourcev1beta1.ResourceClaimTemplate) {
 		requests(t.Spec.Spec.Devices.Requests)
+	}, func(l *resourcev1beta1.ResourceClaimTemplateList) []resourcev1beta1.ResourceClaimTemplate {
+		return l.Items
 	})
-	addGroupKind(s, func(l *resourcev1beta1.ResourceSliceList) []resourcev1beta1.ResourceSlice { return l.Items }, func(sl *resourcev1beta1.ResourceSlice) {
+
+	add(s, func(sl *resourcev1beta1.ResourceSlice) {
 		for i := range sl.Spec.Devices {
 			if b := sl.Spec.Devices[i].Basic; b != nil {
 				for j := range b.Taints {
@@ -174,18 +184,21 @@ func registerResourceV1beta1(s *runtime.Scheme) {
 				}
 			}
 		}
-	})
+	}, func(l *resourcev1beta1.ResourceSliceList) []resourcev1beta1.ResourceSlice { return l.Items })
+
 }
 
 func registerResourceV1alpha3(s *runtime.Scheme) {
-	addGroupKind(s, func(l *resourcev1alpha3.DeviceTaintRuleList) []resourcev1alpha3.DeviceTaintRule { return l.Items }, func(r *resourcev1alpha3.DeviceTaintRule) {
+	add(s, func(r *resourcev1alpha3.DeviceTaintRule) {
 		taintTime(&r.Spec.Taint.TimeAdded)
-	})
-	addGroupKind(s, func(l *resourcev1alpha3.ResourcePoolStatusRequestList) []resourcev1alpha3.ResourcePoolStatusRequest {
-		return l.Items
-	}, func(r *resourcev1alpha3.ResourcePoolStatusRequest) {
+	}, func(l *resourcev1alpha3.DeviceTaintRuleList) []resourcev1alpha3.DeviceTaintRule { return l.Items })
+
+	add(s, func(r *resourcev1alpha3.ResourcePoolStatusRequest) {
 		if r.Spec.Limit == nil {
 			r.Spec.Limit = new(resourcev1alpha3.ResourcePoolStatusRequestLimitDefault)
 		}
+	}, func(l *resourcev1alpha3.ResourcePoolStatusRequestList) []resourcev1alpha3.ResourcePoolStatusRequest {
+		return l.Items
 	})
+
 }

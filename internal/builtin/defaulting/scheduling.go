@@ -14,37 +14,42 @@ import (
 // feature gate, which is off in 1.37, so it stays as given.
 
 func registerSchedulingV1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *schedulingv1.PriorityClassList) []schedulingv1.PriorityClass { return l.Items }, func(c *schedulingv1.PriorityClass) {
+	add(s, func(c *schedulingv1.PriorityClass) {
 		if c.PreemptionPolicy == nil {
 			c.PreemptionPolicy = new(corev1.PreemptLowerPriority)
 		}
-	})
+	}, func(l *schedulingv1.PriorityClassList) []schedulingv1.PriorityClass { return l.Items })
+
 }
 
 func registerSchedulingV1beta1(s *runtime.Scheme) {
-	addGroupKind(s, func(l *schedulingv1beta1.PriorityClassList) []schedulingv1beta1.PriorityClass { return l.Items }, func(c *schedulingv1beta1.PriorityClass) {
+	add(s, func(c *schedulingv1beta1.PriorityClass) {
 		if c.PreemptionPolicy == nil {
 			c.PreemptionPolicy = new(corev1.PreemptLowerPriority)
 		}
-	})
-	addGroupKind(s, func(l *schedulingv1beta1.PodGroupList) []schedulingv1beta1.PodGroup { return l.Items }, func(g *schedulingv1beta1.PodGroup) {
+	}, func(l *schedulingv1beta1.PriorityClassList) []schedulingv1beta1.PriorityClass { return l.Items })
+
+	add(s, func(g *schedulingv1beta1.PodGroup) {
 		if g.Spec.DisruptionMode == nil {
 			g.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
 		}
-	})
+	}, func(l *schedulingv1beta1.PodGroupList) []schedulingv1beta1.PodGroup { return l.Items })
+
 }
 
 func registerSchedulingV1alpha3(s *runtime.Scheme) {
-	addGroupKind(s, func(l *schedulingv1alpha3.PodGroupList) []schedulingv1alpha3.PodGroup { return l.Items }, func(g *schedulingv1alpha3.PodGroup) {
+	add(s, func(g *schedulingv1alpha3.PodGroup) {
 		if g.Spec.DisruptionMode == nil {
 			g.Spec.DisruptionMode = &schedulingv1alpha3.DisruptionMode{Single: &schedulingv1alpha3.SingleDisruptionMode{}}
 		}
-	})
-	addGroupKind(s, func(l *schedulingv1alpha3.CompositePodGroupList) []schedulingv1alpha3.CompositePodGroup {
-		return l.Items
-	}, func(g *schedulingv1alpha3.CompositePodGroup) {
+	}, func(l *schedulingv1alpha3.PodGroupList) []schedulingv1alpha3.PodGroup { return l.Items })
+
+	add(s, func(g *schedulingv1alpha3.CompositePodGroup) {
 		if g.Spec.DisruptionMode == nil {
 			g.Spec.DisruptionMode = &schedulingv1alpha3.CompositeDisruptionMode{Single: &schedulingv1alpha3.SingleCompositeDisruptionMode{}}
 		}
+	}, func(l *schedulingv1alpha3.CompositePodGroupList) []schedulingv1alpha3.CompositePodGroup {
+		return l.Items
 	})
+
 }
