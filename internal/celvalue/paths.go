@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -26,6 +27,9 @@ type Path struct {
 	// stem is the path of the field steps this one starts with (see
 	// PathTable.intern), or nil.
 	stem *Path
+	// typed is the path's sizer for typed objects (see typedPathSizes),
+	// compiled on first use.
+	typed atomic.Pointer[typedPlan]
 }
 
 // Wildcard stands for every element, key or value of a list or map.

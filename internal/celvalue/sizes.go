@@ -109,15 +109,18 @@ func (s *Sizes) PathBound(path *Path, root any) uint64 {
 			}
 		}
 	}
-	b, ok := uint64(0), false
-	if path.stem != nil {
+	// Typed objects are sized in place where their paths allow.
+	b, ok, done := typedPathSizes(path, root)
+	switch {
+	case done:
+	case path.stem != nil:
 		switch v, st := s.stemValue(path.stem, root, key); st {
 		case stepFound:
 			b, ok = sizesAt(v, path, len(path.stem.Fields))
 		case stepAbsent:
 			b, ok = 0, true
 		}
-	} else {
+	default:
 		b, ok = sizesAt(root, path, 0)
 	}
 	if !ok {
