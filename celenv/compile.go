@@ -88,13 +88,42 @@ func (p *Program) ReadsAuthorizer() bool { return p.readsAuthorizer }
 // the programs and their cost estimates.
 func (s *Scope) compile(p *Program, env *cel.Env, want []*cel.Type, legacyResultMessage bool) {
 	ast, iss := env.Compile(p.expression)
+	var r132 *result132
+	if s.env.version == Version1_32 {
+		var err error
+		if r132, err = s.check132(env, p.expression, ast); err != nil {
+			p.err = internalError(fmt.Sprintf("unexpected error loading CEL environment: %v", err))
+			return
+		}
+		if r132 != nil && (r132.issues != nil || r132.protoErr != nil || s.opts.Typed != nil) {
+			// Decided by the 1.32 check alone. Otherwise no node has the
+			// untyped variable's type, so v0.29.2's check is the same and
+			// its ast builds the program.
+			ast, iss = nil, r132.issues
+		}
+	}
 	if iss != nil && iss.Err() != nil {
 		p.err = &CompileError{Detail: "compilation failed: " + iss.String(), Issues: iss}
 		return
 	}
-	out := ast.OutputType()
+	var out *cel.Type
+	if ast != nil {
+		out = ast.OutputType()
+	} else {
+		out = r132.out
+	}
 	if err := checkResult(out, want, legacyResultMessage); err != nil {
 		p.err = err
+		return
+	}
+	if ast == nil {
+		if s.opts.Typed != nil {
+			p.outputType = out
+			return
+		}
+		// The API server's compiler, not its type checker, converts the
+		// checked expression (see check132).
+		p.err = internalError("unexpected compilation error: " + r132.protoErr.Error())
 		return
 	}
 	if !s.evaluates() {

@@ -87,6 +87,7 @@ type scopeState struct {
 	// envs are the environments built so far.
 	envs      map[envKey]*cel.Env
 	patchEnvs map[*cel.Env]*cel.Env // envs with Decls.PatchTypes, keyed by the env they extend
+	envs132   map[*cel.Env]*env132  // envs of check132, keyed by the env they extend
 }
 
 // envKey selects one environment of a scope.

@@ -149,34 +149,43 @@
 // the charge (celenv TestDriftListsRange; conformance
 // versions/testdata/lists-range.yaml).
 //
-// Not modelled, found at 1.32: cel-go v0.22.0, 1.32's, types the second
-// variable of a two-variable comprehension over a dyn map (such as a map
-// read from object) with an empty type, so
-// object.metadata.labels.all(k, v, v != "") fails to compile on the 1.32
-// server ("compilation failed: ... found no matching overload for '_!=_'
-// applied to '(, string)'"); 1.33's cel-go v0.23.2 compiles it, and vapkit
-// compiles and evaluates it at every version. A Deny binding denies with
-// that compilation error there; a Warn-only binding gives no warning for a
-// validation that does not compile, so in testdata case
-// lib-two-var-comprehensions the 1.32 server allows with no warnings where
-// vapkit at 1.32 warns for the two failing validations. The variable's
-// type is a nil *types.Type in v0.22.0's checker (checkComprehension sets
-// no second type for a dyn, error or type-parameter range), and what the
-// checker makes of a nil type depends on each use. Probed with v0.22.0
-// over a dyn map m:
+// Modelled as well, found at 1.32 by running its plugin: cel-go v0.22.0,
+// the 1.32 server's, declares the second variable of a two-variable
+// comprehension with no type when the range is no list or map: a dyn range
+// (such as a map read from object), an error, or no collection at all
+// (checker/checker.go, checkComprehension); v0.23.2, 1.33's, types it dyn
+// or error, as v0.29.2 does. The missing type prints as an empty name and is
+// assignable only to dyn and type parameters, so most uses of the variable
+// fail to check, and an expression that checks with it (dyn(v), [v],
+// v == k) fails when the compiler converts the checked expression to its
+// proto form (pkg/admission/plugin/cel/compile.go, cel.AstToCheckedExpr),
+// an internal error. Over a dyn map m, the 1.32 server says:
 //
 //	m.all(k, v, v != '')           found no matching overload for '_!=_' applied to '(, string)'
-//	m.exists(k, v, v in ['a'])     found no matching overload for '@in' applied to '(, list(string))'
 //	m.all(k, v, v.startsWith('a')) found no matching overload for 'startsWith' applied to '.(string)'
 //	m.all(k, v, size(v) > 0)       found no matching overload for 'size' applied to '()'
 //	m.all(k, v, v.x == 1)          type '' does not support field selection
 //	m.all(k, v, v)                 expected type 'bool' but found ''
-//	m.all(k, v, dyn(v) != '')      compiles, as do [v] and m.transformList(k, v, v)
+//	m.all(k, v, v.all(a, b, b == 1))
+//	                               expression of type '' cannot be range of a comprehension (must be
+//	                               list, map, or dynamic), then b == 1 fails as v != '' does
+//	m.all(k, v, dyn(v) != '')      unexpected compilation error: missing type conversion to proto:
+//	m.all(k, v, k != '')           compiles: v is unused
 //
-// Reproducing that would mean re-running v0.22.0's type checker at 1.32,
-// so it is left as is.
+// At 1.32 vapkit checks an expression holding a two-variable comprehension
+// a second time, each such range wrapped in a call that makes v0.29.2's
+// checker, whose handling of an untyped variable is v0.22.0's, declare the
+// variable untyped (celenv/twovar132.go), and reports that check's errors,
+// or the proto conversion's, when there are any. The type checker
+// (status.typeChecking) reports the check's errors only, as upstream's
+// does. Two-variable comprehensions arrive with compatibility version
+// 1.32, so the 1.32 server refuses them in new expressions anyway; stored
+// expressions, evaluation and type checking are affected (celenv and
+// typecheck TestDriftTwoVarComprehensions132, recorded from the 1.32
+// plugin's compiler and type checker; conformance
+// versions/testdata/two-var-comprehensions*.yaml).
 //
-// Not modelled either: defaulting of built-in kinds after a mutation.
+// Not modelled: defaulting of built-in kinds after a mutation.
 // The mutating policy
 // plugin defaults the object after every successful mutation
 // (k8s.io/apiserver@v0.37.2 pkg/admission/plugin/policy/mutating/
