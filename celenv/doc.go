@@ -90,8 +90,13 @@
 // v0.29.2. For a version v before 1.37, vapkit models an API server of version
 // v: its stored environment holds the options introduced by v and not removed
 // by v, its new-expressions environment those of v-1, both as listed in the
-// 1.37 API server's base environment. Behaviour changes inside a library
-// between Kubernetes releases are not modelled: every version uses the 1.37
-// implementation of each function. [Options].Extra adds custom libraries,
-// which makes the environment differ from any API server.
+// 1.37 API server's base environment. Every version uses the 1.37
+// implementation of each function and cel-go v0.29.2's checker, except
+// where an older server's libraries or cel-go decide differently and
+// vapkit does as that server does: containsCIDR before 1.32, the authorizer's
+// selectors at 1.31, lists.range at 1.34 to 1.36 (cel-go v0.26.0) and the
+// type of a two-variable comprehension's second variable at 1.32 (cel-go
+// v0.22.0); the policy package documentation lists them. [Options].Extra
+// adds custom libraries, which makes the environment differ from any API
+// server.
 package celenv
