@@ -9,4 +9,13 @@
 //
 // [Register] adds them to a scheme, so that scheme.Default(obj) defaults a
 // typed k8s.io/api object as the API server's scheme does.
+//
+// Every group version kube-apiserver 1.37 defaults is covered, one file
+// per group (core.go for the core group, apps.go, batch.go, ... for the
+// others). Feature gates are fixed at their 1.37 defaults; in the groups
+// other than core, a cluster that turns MaxUnavailableStatefulSet,
+// SELinuxMountReadWriteOncePod or VolumeLimitScaling off, or
+// PodGroupPreemptionPolicy on, defaults those fields otherwise. One default is not a constant: a resource.k8s.io device
+// taint without a time gets the current time, truncated to the second, as
+// the API server stamps it.
 package defaulting
