@@ -59,8 +59,14 @@ type RequestOptions struct {
 // own name, as the API server sets it. A kind the mapper does not know is
 // an error naming it.
 //
+// Built-in objects are defaulted as kube-apiserver 1.37 defaults what it
+// decodes (a container's imagePullPolicy and terminationMessagePath, a
+// Deployment's replicas and strategy, ...), so policies see what they see
+// in a cluster; already defaulted objects, such as those read from a
+// cluster, stay as they are. Custom resources are taken as given.
+//
 // The objects are not modified: where apiVersion, kind or the namespace
-// must be filled in, the request holds a copy. The request's Namespace
+// must be filled in, or defaults applied, the request holds a copy. The request's Namespace
 // is looked up through Options.Namespaces when it is evaluated; see
 // [Compile].
 func NewRequest(op admissionv1.Operation, obj, oldObj runtime.Object, opts RequestOptions) (*Request, error) {
@@ -112,6 +118,12 @@ func NewRequest(op admissionv1.Operation, obj, oldObj runtime.Object, opts Reque
 		return nil, err
 	}
 	if req.OldObject, err = normalize(req.OldObject, gvk, req.Namespace); err != nil {
+		return nil, err
+	}
+	if req.Object, err = defaulted(req.Object, "object"); err != nil {
+		return nil, err
+	}
+	if req.OldObject, err = defaulted(req.OldObject, "oldObject"); err != nil {
 		return nil, err
 	}
 	if gvk.Group == "" && gvk.Kind == "Namespace" {
@@ -212,4 +224,15 @@ func normalize(obj runtime.Object, gvk schema.GroupVersionKind, ns string) (runt
 		acc.SetNamespace(ns)
 	}
 	return obj, nil
+}
+
+// defaulted returns a built-in obj with the API server's defaults applied
+// (a copy; see [builtin.Default]); an object of a built-in kind that does
+// not decode into its type is an error naming which object it is.
+func defaulted(obj runtime.Object, which string) (runtime.Object, error) {
+	out, err := builtin.Default(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", which, err)
+	}
+	return out, nil
 }

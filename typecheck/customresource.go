@@ -133,6 +133,23 @@ func (v *CustomResourceValidator) Validate(obj *unstructured.Unstructured) field
 	return sortErrors(append(errs, listErrors(nil, cv.schema, content)...))
 }
 
+// Decode returns obj as the API server holds it once it has decoded it:
+// unknown fields pruned (unless the schema preserves them), non-nullable
+// nulls without a default dropped and the schema's defaults applied, so
+// that admission policies see what they see in a cluster. obj comes back
+// as it is when its kind is not one of the CRDs' (see
+// [CustomResourceValidator.Knows]); it is never modified.
+func (v *CustomResourceValidator) Decode(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if v == nil || obj == nil {
+		return obj
+	}
+	cv := v.kinds[obj.GroupVersionKind()]
+	if cv == nil {
+		return obj
+	}
+	return &unstructured.Unstructured{Object: cv.defaulted(obj)}
+}
+
 // defaulted returns obj's content as the server decodes it: pruned, then
 // with the schema's defaults applied; obj is not modified.
 func (cv *crVersion) defaulted(obj *unstructured.Unstructured) map[string]any {

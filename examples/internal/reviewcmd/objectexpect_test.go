@@ -309,7 +309,7 @@ func TestRunMutatingFailures(t *testing.T) {
 			"        - []\n" +
 			"        + {\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"team\":\"platform\"}}\n" +
 			"        + {\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":1}\n" +
-			"        + {\"op\":\"add\",\"path\":\"/spec/template/spec/containers/0/imagePullPolicy\",\"value\":\"Always\"}\n",
+			"        + {\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/imagePullPolicy\",\"value\":\"Always\"}\n",
 		"--- FAIL: web\n" +
 			"    " + at(casePath, caseFile, "- {name: nginx, imagePullPolicy: Never}") + ": objectContains.spec.template.spec.containers[0] (-want +got):\n" +
 			"        - imagePullPolicy: Never\n" +

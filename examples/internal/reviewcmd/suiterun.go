@@ -306,6 +306,10 @@ func (cs *compiledSuite) request(t *SuiteTest) (*policy.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Policies see custom resources as the server decodes them: pruned
+	// and defaulted by their schema. (Built-in kinds are defaulted by
+	// Evaluator.Request.)
+	obj, old = cs.crs.Decode(obj), cs.crs.Decode(old)
 	opts := policy.RequestOptions{UID: "vapkit-suite", UserInfo: t.userInfo(), SubResource: t.SubResource, DryRun: t.DryRun}
 	if t.Resource != nil {
 		opts.Resource = schema.GroupVersionResource(*t.Resource)
