@@ -7,11 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -328,14 +326,4 @@ func patchWith(tc *mutation.TypeConverter, pt admissionregistrationv1.PatchType,
 		return nil, err
 	}
 	return u, nil
-}
-
-// semanticEqual is equality.Semantic.DeepEqual with reflect.DeepEqual as a
-// fast path: objects equal field by field are semantically equal too (the
-// semantic functions compare quantities, times and selectors by value, and
-// nil and empty collections alike), and reflect.DeepEqual does not look a
-// custom function up for every value it visits. On the mutation path most
-// comparisons are of an object with an unchanged copy of itself.
-func semanticEqual(a, b runtime.Object) bool {
-	return reflect.DeepEqual(a, b) || equality.Semantic.DeepEqual(a, b)
 }

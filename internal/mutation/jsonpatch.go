@@ -126,11 +126,18 @@ func ApplyJSONPatch(patch jsonpatch.Patch, obj runtime.Object, gvk schema.GroupV
 // unstructured objects stay as they are; results for built-in objects are
 // converted by the scheme to the typed object of gv (the group-version of
 // the request's kind). A conversion failure is a plain error.
+//
+// The scheme's ConvertToVersion deep-copies its input before setting its
+// kind; a result the mutation built (anything but mutated itself) belongs
+// to no one else, so it is converted without that copy.
 func Typed(result, mutated runtime.Object, gv schema.GroupVersion) (runtime.Object, error) {
 	if _, ok := mutated.(*unstructured.Unstructured); ok {
 		return result, nil
 	}
-	return builtin.Scheme().ConvertToVersion(result, gv)
+	if result == mutated {
+		return builtin.Scheme().ConvertToVersion(result, gv)
+	}
+	return builtin.Scheme().UnsafeConvertToVersion(result, gv)
 }
 
 // errPanic is what a client receives when the API server panics while
