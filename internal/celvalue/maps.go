@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"unsafe"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -23,14 +24,19 @@ type typedMap struct {
 	// map[string]string (labels, data), read without reflection. One
 	// field serves both, keeping typedMap in a smaller size class.
 	strs map[string]string
-	// tags and vals hold the first converted entries read (nil vals for
-	// absent ones) inline, since expressions read few entries of each
-	// map. A struct's field names[i] is in vals[k] when tags[k] is i+1,
+	// tags, kinds and data hold the first converted entries read (nil
+	// for absent ones) inline, since expressions read few entries of each
+	// map. A struct's field names[i] is in slot k when tags[k] is i+1,
 	// so six fit (a container's image, name, resources, securityContext
-	// and probes); a Go map's entry is the key and the value in vals[k]
-	// and vals[k+1] when tags[k] is set for an even k, so three fit.
-	tags [inlineCache]uint16
-	vals [inlineCache]ref.Val
+	// and probes); a Go map's entry is the key and the value in slots k
+	// and k+1 when tags[k] is set for an even k, so three fit. A slot
+	// holds a value as the data word of its interface and the kind of
+	// its dynamic type (see inlineVal): a whole interface per slot would
+	// take typedMap from 128 to 160 bytes, and typed objects are made of
+	// typedMaps.
+	tags  [inlineCache]uint16
+	kinds [inlineCache]uint8
+	data  [inlineCache]unsafe.Pointer
 	// ext holds what few maps need: more cached entries, the sorted keys.
 	ext *typedMapExt
 }
@@ -124,7 +130,8 @@ func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
 	k := 0
 	for ; k < inlineCache && m.tags[k] != 0; k++ {
 		if m.info.names[m.tags[k]-1] == name {
-			return m.vals[k], m.vals[k] != nil
+			v := m.slot(k)
+			return v, v != nil
 		}
 	}
 	if m.ext != nil {
@@ -139,8 +146,8 @@ func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
 	} else if s, ok := m.strs[name]; ok {
 		out = types.String(s)
 	}
-	if i >= 0 && i < math.MaxUint16 && k < inlineCache {
-		m.tags[k], m.vals[k] = uint16(i+1), out
+	if i >= 0 && i < math.MaxUint16 && k < inlineCache && m.setSlot(k, out) {
+		m.tags[k] = uint16(i + 1)
 	} else {
 		// Names that are not fields (only set has them) and fields
 		// beyond what tags tell apart are cached by name.
@@ -168,8 +175,9 @@ func (m *typedMap) field(i int) ref.Val {
 func (m *typedMap) entry(name string, key ref.Val) (ref.Val, bool) {
 	k := 0
 	for ; k < inlineCache && m.tags[k] != 0; k += 2 {
-		if string(m.vals[k].(types.String)) == name {
-			return m.vals[k+1], m.vals[k+1] != nil
+		if *(*string)(m.data[k]) == name { // a key: a types.String
+			v := m.slot(k + 1)
+			return v, v != nil
 		}
 	}
 	if m.ext != nil {
@@ -196,9 +204,13 @@ func (m *typedMap) entry(name string, key ref.Val) (ref.Val, bool) {
 			out = infoOf(e.Type()).convert(e)
 		}
 	}
-	if k < inlineCache {
-		m.tags[k], m.vals[k], m.vals[k+1] = 1, key, out
+	if k < inlineCache && m.setSlot(k, key) && m.setSlot(k+1, out) {
+		m.tags[k] = 1
 	} else {
+		if k < inlineCache {
+			// Undo a slot set before one failed.
+			m.kinds[k], m.data[k], m.kinds[k+1], m.data[k+1] = 0, nil, 0, nil
+		}
 		m.extra().remember(name, out)
 	}
 	return out, out != nil
@@ -373,4 +385,55 @@ func (m *typedMap) eager() (ref.Val, error) {
 		return nil, err
 	}
 	return jsonAdapter().NativeToValue(n), nil
+}
+
+// iface is the layout of a non-empty interface value such as a ref.Val:
+// its itab, which names the dynamic type, and its data word.
+type iface struct {
+	tab  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+// inlineVals are values of the dynamic types a typedMap slot holds, one
+// per kind (kind i+1 is the type of inlineVals[i]): what conversions give
+// for fields and entries. Values of other types go to the ext.
+var inlineVals = [...]ref.Val{
+	(*typedMap)(nil), (*typedList)(nil), types.String(""), types.Int(0), types.Bool(false),
+	types.Double(0), types.NullValue, types.Uint(0), types.Bytes(nil), (*types.Err)(nil), (*orderedMap)(nil),
+}
+
+// inlineTabs are the itabs of inlineVals.
+var inlineTabs = func() (tabs [len(inlineVals)]unsafe.Pointer) {
+	for i := range inlineVals {
+		tabs[i] = (*iface)(unsafe.Pointer(&inlineVals[i])).tab
+	}
+	return tabs
+}()
+
+// slot returns the value in inline slot k (nil for an absent entry).
+func (m *typedMap) slot(k int) ref.Val {
+	kind := m.kinds[k]
+	if kind == 0 {
+		return nil
+	}
+	var v ref.Val
+	*(*iface)(unsafe.Pointer(&v)) = iface{tab: inlineTabs[kind-1], data: m.data[k]}
+	return v
+}
+
+// setSlot stores v in inline slot k, reporting false for a value of a
+// type no kind stands for.
+func (m *typedMap) setSlot(k int, v ref.Val) bool {
+	if v == nil {
+		m.kinds[k], m.data[k] = 0, nil
+		return true
+	}
+	w := (*iface)(unsafe.Pointer(&v))
+	for i, tab := range inlineTabs {
+		if tab == w.tab {
+			m.kinds[k], m.data[k] = uint8(i+1), w.data
+			return true
+		}
+	}
+	return false
 }
