@@ -12,10 +12,12 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/internal/celvalue"
 	"github.com/vapkit/vapkit/internal/mutation"
 	"github.com/vapkit/vapkit/internal/patchtypes"
@@ -298,9 +300,22 @@ func (ph *mutationPhase) mutateOne(ctx context.Context, st *requestState, inv in
 	if out, err = mutation.Typed(out, vo.obj, st.req.Kind.GroupVersion()); err != nil {
 		return fail(err)
 	}
-	// The API server defaults the object after every mutation; vapkit has
-	// the defaults of CRD schemas only (see the package documentation).
+	// The API server defaults the object after every mutation: a custom
+	// resource with its CRD schema's defaults, a built-in object with
+	// kube-apiserver 1.37's defaulting functions. A typed out is the
+	// mutation's own object (Typed copies the mutated object itself and
+	// converts only fresh results), so it is defaulted in place; an
+	// unstructured one may share maps with the object it came from, and
+	// builtin.Default returns a defaulted copy. Neither the request's
+	// object nor an earlier step's result changes.
 	out = tc.Default(out)
+	if _, ok := out.(*unstructured.Unstructured); ok {
+		if out, err = builtin.Default(out); err != nil {
+			return fail(err)
+		}
+	} else {
+		builtin.Scheme().Default(out)
+	}
 	et.Value = valueUnchanged
 	if !semanticEqual(vo.obj, out) {
 		et.Value = valueChanged

@@ -15,19 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/internal/builtin/defaulting"
 )
-
-// knownNotDefaulted lists the kinds of the non-core groups kube defaults
-// and vapkit does not yet. It is empty: vapkit defaults every kind kube
-// 1.37 defaults. A kind kube starts defaulting in a later release goes
-// here until vapkit follows (the test fails on an entry vapkit defaults).
-// A core kind never goes here: a core kind kube defaults and vapkit does
-// not fails the test.
-var knownNotDefaulted = map[string]bool{}
 
 // objectsPerKind is how many generated objects each kind gets.
 func objectsPerKind() int {
@@ -94,9 +85,9 @@ func TestDefaultingMatchesKube(t *testing.T) {
 		kinds = append(kinds, kind{name, typ})
 	}
 	slices.SortFunc(kinds, func(a, b kind) int { return strings.Compare(a.name, b.name) })
-	for name := range knownNotDefaulted {
+	for name := range KnownNotDefaulted {
 		if !slices.ContainsFunc(kinds, func(k kind) bool { return k.name == name }) {
-			t.Errorf("knownNotDefaulted lists %s, which kube does not default: remove it", name)
+			t.Errorf("KnownNotDefaulted lists %s, which kube does not default: remove it", name)
 		}
 	}
 
@@ -105,9 +96,9 @@ func TestDefaultingMatchesKube(t *testing.T) {
 		res := kindResult{name: k.name, kube: kubeTypes[k.typ], vapkit: vapkitTypes[k.typ]}
 		t.Run(k.name, func(t *testing.T) {
 			switch {
-			case knownNotDefaulted[k.name] && res.vapkit:
-				t.Errorf("vapkit now defaults %s: remove it from knownNotDefaulted", k.name)
-			case knownNotDefaulted[k.name]:
+			case KnownNotDefaulted[k.name] && res.vapkit:
+				t.Errorf("vapkit now defaults %s: remove it from KnownNotDefaulted", k.name)
+			case KnownNotDefaulted[k.name]:
 				res.known = 1
 				t.Logf("known gap: kube defaults %s, vapkit does not yet", k.name)
 				return
@@ -200,15 +191,7 @@ func kindName(s *runtime.Scheme, typ reflect.Type) (string, bool) {
 	if err != nil || len(gvks) == 0 {
 		return "", false
 	}
-	return gvkName(gvks[0]), true
-}
-
-func gvkName(gvk schema.GroupVersionKind) string {
-	group := gvk.Group
-	if group == "" {
-		group = "core"
-	}
-	return group + "/" + gvk.Version + " " + gvk.Kind
+	return KindName(gvks[0]), true
 }
 
 func seedOf(name string) uint64 {

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	kabacv1beta1 "k8s.io/kubernetes/pkg/apis/abac/v1beta1"
 	kadmissionv1 "k8s.io/kubernetes/pkg/apis/admission/v1"
@@ -155,4 +156,33 @@ var registerDefaults = []func(*runtime.Scheme) error{
 	kstoragev1beta1.RegisterDefaults,
 	kstoragemigrationv1.RegisterDefaults,
 	kstoragemigrationv1beta1.RegisterDefaults,
+}
+
+// Defaulter defaults objects with [Scheme], as kube-apiserver 1.37's
+// admission ObjectInterfaces.GetObjectDefaulter does: the harnesses of
+// upstream's admission plugins use it. It panics if [Scheme] could not be
+// built, which only a broken module causes.
+var Defaulter runtime.ObjectDefaulter = defaulter{}
+
+type defaulter struct{}
+
+func (defaulter) Default(obj runtime.Object) {
+	s, err := Scheme()
+	if err != nil {
+		panic("kubedefaults: " + err.Error())
+	}
+	if gvks, _, err := s.ObjectKinds(obj); err == nil && len(gvks) > 0 && KnownNotDefaulted[KindName(gvks[0])] {
+		return
+	}
+	s.Default(obj)
+}
+
+// KindName names a kind as [KnownNotDefaulted] and the comparison's
+// report do: group/version Kind, with core for the core group.
+func KindName(gvk schema.GroupVersionKind) string {
+	group := gvk.Group
+	if group == "" {
+		group = "core"
+	}
+	return group + "/" + gvk.Version + " " + gvk.Kind
 }

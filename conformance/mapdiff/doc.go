@@ -1,7 +1,8 @@
 // Package mapdiff compares vapkit's mutate-then-validate evaluation with the
 // API server's: k8s.io/apiserver v0.37.2's MutatingAdmissionPolicy
 // dispatcher (with the chain's single reinvocation pass, client-go's
-// type converter of built-in kinds, no defaulting functions) followed by the
+// type converter of built-in kinds, kube-apiserver 1.37's defaulting
+// functions from k8s.io/kubernetes v1.37.2 after every mutation) followed by the
 // upstream ValidatingAdmissionPolicy plugin on the mutated object, as a real
 // API server chains them.
 //

@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/yaml"
 
+	"github.com/vapkit/vapkit/conformance/kubedefaults"
 	"github.com/vapkit/vapkit/conformance/upstream"
 )
 
@@ -52,17 +53,18 @@ func (t typeConverters) GetTypeConverter(gvk schema.GroupVersionKind) managedfie
 
 func (typeConverters) Run(context.Context) {}
 
-// objects implements admission.ObjectInterfaces over the client-go scheme:
-// no defaulting functions (k8s.io/api ships none, so vapkit has none
-// either) and same-type conversion as a copy, which the dispatcher's
-// write-back into the request object needs.
+// objects implements admission.ObjectInterfaces over the client-go scheme,
+// with kube-apiserver 1.37's defaulting functions (package kubedefaults:
+// k8s.io/kubernetes's, which the dispatcher runs after every mutation) and
+// same-type conversion as a copy, which the dispatcher's write-back into
+// the request object needs.
 type objects struct {
 	equivalent runtime.EquivalentResourceMapper
 }
 
 func (objects) GetObjectCreater() runtime.ObjectCreater     { return clientgoscheme.Scheme }
 func (objects) GetObjectTyper() runtime.ObjectTyper         { return clientgoscheme.Scheme }
-func (objects) GetObjectDefaulter() runtime.ObjectDefaulter { return clientgoscheme.Scheme }
+func (objects) GetObjectDefaulter() runtime.ObjectDefaulter { return kubedefaults.Defaulter }
 func (objects) GetObjectConvertor() runtime.ObjectConvertor { return convertor{} }
 func (o objects) GetEquivalentResourceMapper() runtime.EquivalentResourceMapper {
 	return o.equivalent
