@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 
@@ -80,9 +81,30 @@ func Example_mutateThenValidate() {
 			fmt.Println("denied:", d.Status.Message)
 			continue
 		}
-		fmt.Printf("allowed; patch: %s\n", d.Patch)
+		// One operation a line. Besides the label, the patch adds the
+		// defaults kube-apiserver 1.37 gives a Deployment after a mutation:
+		// this request's object was written without them (the API server
+		// would have defaulted it on decoding already).
+		var ops []json.RawMessage
+		if err := json.Unmarshal(d.Patch, &ops); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("allowed; patch:")
+		for _, op := range ops {
+			fmt.Println(string(op))
+		}
 	}
 	// Output:
 	// denied: deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'require-team' with binding 'require-team-binding' denied request: every Deployment needs a team label
-	// allowed; patch: [{"op":"add","path":"/metadata/labels","value":{"team":"platform"}}]
+	// allowed; patch:
+	// {"op":"add","path":"/metadata/labels","value":{"team":"platform"}}
+	// {"op":"add","path":"/spec/progressDeadlineSeconds","value":600}
+	// {"op":"add","path":"/spec/revisionHistoryLimit","value":10}
+	// {"op":"add","path":"/spec/strategy/rollingUpdate","value":{"maxSurge":"25%","maxUnavailable":"25%"}}
+	// {"op":"add","path":"/spec/strategy/type","value":"RollingUpdate"}
+	// {"op":"add","path":"/spec/template/spec/dnsPolicy","value":"ClusterFirst"}
+	// {"op":"add","path":"/spec/template/spec/restartPolicy","value":"Always"}
+	// {"op":"add","path":"/spec/template/spec/schedulerName","value":"default-scheduler"}
+	// {"op":"add","path":"/spec/template/spec/securityContext","value":{}}
+	// {"op":"add","path":"/spec/template/spec/terminationGracePeriodSeconds","value":30}
 }

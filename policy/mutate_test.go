@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/vapkit/vapkit/internal/builtin"
 	"github.com/vapkit/vapkit/policy"
 )
 
@@ -55,7 +56,9 @@ func strconvQuote(s string) string {
 }
 
 // typedDeploymentRequest is a CREATE of a typed Deployment in no namespace
-// (cluster-scoped matching keeps the tests free of namespace lookups).
+// (cluster-scoped matching keeps the tests free of namespace lookups),
+// defaulted as the API server holds it after decoding, so that a patch
+// shows only what the mutations changed.
 func typedDeploymentRequest(op admissionv1.Operation) *policy.Request {
 	d := &appsv1.Deployment{}
 	d.APIVersion, d.Kind = "apps/v1", "Deployment"
@@ -63,6 +66,7 @@ func typedDeploymentRequest(op admissionv1.Operation) *policy.Request {
 	d.Labels = map[string]string{"app": "web"}
 	r := int32(1)
 	d.Spec.Replicas = &r
+	builtin.Scheme().Default(d)
 	req := &policy.Request{
 		Operation: op,
 		Kind:      schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},

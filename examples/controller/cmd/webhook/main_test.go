@@ -416,8 +416,13 @@ func writePolicy(t *testing.T, dir, limit string, mtime time.Time) {
 }
 
 func deploymentReview(uid string, replicas int) *admissionv1.AdmissionReview {
+	// As the API server sends it: defaulted when it was decoded.
 	obj := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default"},"spec":{"replicas":` +
-		strconv.Itoa(replicas) + `,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}}}}}`
+		strconv.Itoa(replicas) + `,"selector":{"matchLabels":{"app":"web"}},` +
+		`"progressDeadlineSeconds":600,"revisionHistoryLimit":10,` +
+		`"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"}},` +
+		`"template":{"metadata":{"labels":{"app":"web"}},"spec":{"dnsPolicy":"ClusterFirst","restartPolicy":"Always",` +
+		`"schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}}}}`
 	return &admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 		Request: &admissionv1.AdmissionRequest{
