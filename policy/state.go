@@ -78,40 +78,27 @@ type requestState struct {
 var statePool = sync.Pool{New: func() any { return new(requestState) }}
 
 // newRequestState returns a zeroed requestState for req that keeps only the
-// capacity of a recycled one's scratch.
+// capacity of a recycled one's scratch. release left everything else
+// zero, so only the request's own fields are written: assigning the whole
+// struct would pass each of its pointer words through the write barrier
+// whenever the garbage collector is marking.
 func newRequestState(e *Evaluator, req *Request) *requestState {
-	old := statePool.Get().(*requestState)
-	*old = requestState{
-		e:   e,
-		req: req,
-		attrs: matching.Attributes{
-			Operation:   string(req.Operation),
-			Resource:    req.Resource,
-			SubResource: req.SubResource,
-			Kind:        req.Kind,
-			Name:        req.Name,
-			Namespace:   req.Namespace,
-			Object:      req.Object,
-			OldObject:   req.OldObject,
-		},
-		authz:       authz.NewCaching(e.opts.Authorizer),
-		versioned:   old.versioned[:0],
-		params:      old.params,
-		requestVals: old.requestVals[:0],
-		sess:        old.sess,
-		msgPtrs:     old.msgPtrs,
-		msgAt:       old.msgAt,
-		decisions:   old.decisions,
-		audits:      old.audits,
-		cands:       old.cands[:0],
-		denied:      old.denied[:0],
-		failures:    old.failures[:0],
-		lazies:      old.lazies,
-
-		nsTrimmedLazy: old.nsTrimmedLazy,
-		nsWholeLazy:   old.nsWholeLazy,
+	st := statePool.Get().(*requestState)
+	st.e, st.req = e, req
+	st.attrs = matching.Attributes{
+		Operation:   string(req.Operation),
+		Resource:    req.Resource,
+		SubResource: req.SubResource,
+		Kind:        req.Kind,
+		Name:        req.Name,
+		Namespace:   req.Namespace,
+		Object:      req.Object,
+		OldObject:   req.OldObject,
 	}
-	return old
+	st.authz = authz.NewCaching(e.opts.Authorizer)
+	st.versioned, st.requestVals = st.versioned[:0], st.requestVals[:0]
+	st.cands, st.denied, st.failures = st.cands[:0], st.denied[:0], st.failures[:0]
+	return st
 }
 
 // release clears what st references, so that the pool pins no request's
