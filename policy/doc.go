@@ -36,9 +36,10 @@
 // it (Decision.Patch, sent by [Decision.AdmissionResponse]) and the trace of
 // the mutations (Decision.Mutations). Schemas of built-in kinds ship with
 // the library; those of custom resources come from [Options].CRDs. The API
-// server also defaults the object after each mutation: vapkit applies the
-// defaults of CRD schemas, not those of built-in kinds (see "Not modelled"
-// below).
+// server also defaults the object after each mutation, and so does vapkit:
+// a custom resource with its CRD schema's defaults, a built-in object with
+// kube-apiserver 1.37's defaulting functions (see "Defaulting after a
+// mutation" below).
 //
 // # Concurrency
 //
@@ -185,9 +186,8 @@
 // plugin's compiler and type checker; conformance
 // versions/testdata/two-var-comprehensions*.yaml).
 //
-// Not modelled: defaulting of built-in kinds after a mutation.
-// The mutating policy
-// plugin defaults the object after every successful mutation
+// Defaulting after a mutation. The mutating policy plugin defaults the
+// object after every successful mutation
 // (k8s.io/apiserver@v0.37.2 pkg/admission/plugin/policy/mutating/
 // dispatcher.go, dispatchOne: the patched object is converted back to its
 // typed form and passed to ObjectInterfaces.GetObjectDefaulter().Default
@@ -198,28 +198,33 @@
 // with scope; update.go and patch.go alike), whose Defaulter
 // (pkg/endpoints/installer.go, a.group.Defaulter) is, in kube-apiserver,
 // the scheme holding the defaulting functions of k8s.io/kubernetes
-// pkg/apis/*/v1 and, for custom resources, the CRD handler's
+// pkg/apis/*/* and, for custom resources, the CRD handler's
 // unstructuredDefaulter, which applies the structural schema's defaults
 // (k8s.io/apiextensions-apiserver@v0.37.2
 // pkg/apiserver/customresource_handler.go, unstructuredDefaulter.Default).
-// vapkit applies the defaults of CRD schemas after each mutation as that
-// defaulter does (internal/mutation, TypeConverter.Default; compared with
-// apiextensions-apiserver's structural defaulting on 2,000 generated
-// objects in conformance/defaultdiff). k8s.io/api does not ship the
-// built-in defaulting functions, so vapkit applies none to built-in kinds,
-// neither to the request's object (the API server defaulted it when
-// decoding; vapkit takes it as given) nor after a mutation. So a field a
-// mutation adds to a built-in kind reaches the next mutations, the
-// validating policies, Decision.Object and Decision.Patch without the
-// fields the server would default inside it: a container added by an
-// apply configuration or a JSON patch lacks terminationMessagePath,
-// terminationMessagePolicy and imagePullPolicy, a new port its protocol.
-// Mutations that only set values the server never defaults are
-// unaffected. The conformance harnesses default with client-go's scheme,
-// which registers no defaulting functions (conformance/mapdiff/upstream.go
-// and conformance/upstream/mapper.go, GetObjectDefaulter), so they share
-// this limit for built-in kinds and cannot show it; a kube-apiserver can.
-// (Their custom-resource cases have no schema defaults.)
+// vapkit does both after each mutation: CRD schema defaults as that
+// defaulter applies them (internal/mutation, TypeConverter.Default;
+// compared with apiextensions-apiserver's structural defaulting on 2,000
+// generated objects in conformance/defaultdiff), and for built-in kinds
+// kube-apiserver 1.37's defaulting functions, written for vapkit in
+// internal/builtin/defaulting from k8s.io/kubernetes v1.37.2's defaults.go
+// files and the +default markers of k8s.io/api, with feature gates at their
+// 1.37 defaults. They are compared with kube's own functions kind by kind
+// (conformance/kubedefaults: every kind of every group version kube
+// defaults, on generated and hand-written objects) and end to end
+// (conformance/mapdiff, whose upstream side defaults with kube's functions).
+// So a container a mutation adds gets its imagePullPolicy,
+// terminationMessagePath and terminationMessagePolicy, a new port its
+// protocol, in the next mutations, the validating policies,
+// Decision.Object and Decision.Patch. The defaults are 1.37's at every
+// value of the version knob, which selects the CEL environment only: older
+// servers' defaulting functions differ in a few feature-gated fields, which
+// is not modelled. The request's own object is taken as given by
+// [Evaluator.Evaluate] (the API server defaulted it when decoding;
+// [NewRequest] and [Evaluator.Request] default the built-in objects they
+// are given): an object written without its defaults gets them after the
+// first mutation that runs, and Decision.Patch carries them, as the
+// server's patch for such an object would.
 //
 // Changes that cannot alter what vapkit computes, and why:
 //

@@ -131,9 +131,10 @@ func copyJSON(v any) any {
 
 // Default returns obj with the defaults of its kind's CRD schema applied,
 // as the API server defaults a custom resource after each mutation; obj
-// itself when its kind has no defaults (built-in kinds: vapkit does not
-// ship kube-apiserver's defaulting functions) or is not unstructured. obj
-// is not modified.
+// itself when its kind has no schema defaults or is not unstructured.
+// Built-in kinds are defaulted separately, with kube-apiserver 1.37's
+// defaulting functions (builtin.Default, package
+// internal/builtin/defaulting). obj is not modified.
 func (c *TypeConverter) Default(obj runtime.Object) runtime.Object {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok || len(c.defaults) == 0 {
