@@ -1,3 +1,5 @@
+//go:build !vapkit_harness
+
 package upstream
 
 import (
@@ -9,6 +11,10 @@ import (
 	"github.com/vapkit/vapkit/celenv/authz"
 	"github.com/vapkit/vapkit/policy/casefile"
 )
+
+// authorizerRules is what a case's AuthorizerRules document decodes to:
+// vapkit's own rules, checked as they are decoded.
+type authorizerRules = casefile.RuleAuthorizer
 
 // RulesAuthorizer serves a case's AuthorizerRules to the upstream plugin: it
 // adapts vapkit's one implementation of the rules, [casefile.RuleAuthorizer],

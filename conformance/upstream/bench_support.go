@@ -1,3 +1,5 @@
+//go:build !vapkit_harness
+
 package upstream
 
 import (
@@ -11,7 +13,6 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
-	auditinternal "k8s.io/apiserver/pkg/apis/audit"
 	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/warning"
 )
@@ -98,8 +99,8 @@ func (d *Direct) ValidateObject(ctx context.Context, obj runtime.Object) (warnin
 		req.Namespace, req.Name, cl.resource, cl.subresrc, admission.Operation(req.Operation),
 		cl.c.Options, dryRun, cl.userInfo)
 	actx := audit.WithAuditContext(context.WithoutCancel(ctx))
-	if err := audit.AuditContextFrom(actx).Init(audit.RequestAuditConfig{Level: auditinternal.LevelMetadata}, nil); err != nil {
-		return nil, fmt.Errorf("upstream: audit context: %w", err)
+	if err := initAudit(audit.AuditContextFrom(actx)); err != nil {
+		return nil, err
 	}
 	d.warnings = d.warnings[:0]
 	actx = warning.WithWarningRecorder(actx, &d.warnings)
@@ -112,7 +113,7 @@ func (d *Direct) ValidateObject(ctx context.Context, obj runtime.Object) (warnin
 // large cases need it: the upstream plugin compiles 10,000 policies in
 // over a minute on a small machine.
 func NewClusterTimeout(ctx context.Context, c *Case, timeout time.Duration) (*Cluster, error) {
-	return newCluster(ctx, c, timeout)
+	return newCluster(ctx, c, nil, timeout)
 }
 
 // Fork returns another handle on d's plugin, for another goroutine: the

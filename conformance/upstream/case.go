@@ -20,8 +20,6 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
-
-	"github.com/vapkit/vapkit/policy/casefile"
 )
 
 // Case is one parsed conformance case: a cluster state and one admission
@@ -42,7 +40,7 @@ type Case struct {
 	// CRDs lists the custom resource definitions in document order.
 	CRDs []CRD
 	// AuthorizerRules are the rules of the case's AuthorizerRules document.
-	AuthorizerRules casefile.RuleAuthorizer
+	AuthorizerRules authorizerRules
 	// Request is the AdmissionReview request as written.
 	Request *admissionv1.AdmissionRequest
 	// Object, OldObject and Options are the request's objects decoded as the
@@ -157,10 +155,13 @@ func (c *Case) addDocument(tm metav1.TypeMeta, doc []byte, rawParams *[][]byte) 
 	case tm.APIVersion == authorizerAPIVersion && tm.Kind == "AuthorizerRules":
 		var rules struct {
 			metav1.TypeMeta `json:",inline"`
-			Metadata        map[string]any          `json:"metadata,omitempty"`
-			Rules           casefile.RuleAuthorizer `json:"rules"`
+			Metadata        map[string]any  `json:"metadata,omitempty"`
+			Rules           authorizerRules `json:"rules"`
 		}
 		if err := yaml.UnmarshalStrict(doc, &rules); err != nil {
+			return err
+		}
+		if _, err := NewRulesAuthorizer(rules.Rules); err != nil {
 			return err
 		}
 		c.AuthorizerRules = append(c.AuthorizerRules, rules.Rules...)

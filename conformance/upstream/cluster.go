@@ -22,20 +22,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/admission/initializer"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
-	auditinternal "k8s.io/apiserver/pkg/apis/audit"
 	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/endpoints/filters"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
-	"k8s.io/apiserver/pkg/util/compatibility"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/component-base/featuregate"
 )
 
 // syncTimeout bounds every wait for informers and the policy source.
@@ -58,6 +55,13 @@ type Cluster struct {
 	resource  schema.GroupVersionResource
 	subresrc  string
 	closeOnce sync.Once
+
+	// compiled holds the evaluators of the bound policies, compiled in
+	// order on the policy source's first request (see isolateVariables).
+	compileOnce sync.Once
+	compiled    map[string]validating.Validator
+	varFields   []map[string]*apiservercel.DeclField
+	isolateErr  error
 }
 
 var (
@@ -71,11 +75,13 @@ var (
 // bound policy and synced every parameter informer. ctx bounds the start-up
 // only; call Close to stop the plugin.
 func NewCluster(ctx context.Context, c *Case) (*Cluster, error) {
-	return newCluster(ctx, c, syncTimeout)
+	return newCluster(ctx, c, nil, syncTimeout)
 }
 
-// newCluster starts the plugin, bounding each wait by timeout.
-func newCluster(ctx context.Context, c *Case, timeout time.Duration) (*Cluster, error) {
+// newCluster starts the plugin, bounding each wait by timeout. Bound
+// policies are compiled in compileOrder (policy names; see
+// isolateVariables), the others after them in document order.
+func newCluster(ctx context.Context, c *Case, compileOrder []string, timeout time.Duration) (*Cluster, error) {
 	if c == nil || c.Request == nil {
 		return nil, errors.New("upstream: case without request")
 	}
@@ -104,13 +110,14 @@ func newCluster(ctx context.Context, c *Case, timeout time.Duration) (*Cluster, 
 	}()
 
 	factory := informers.NewSharedInformerFactory(client, 0)
-	plugin, err := validating.NewPlugin(nil)
+	plugin, err := newPlugin(client, dynClient, factory, authz, pluginCtx.Done(), mapper)
 	if err != nil {
-		return nil, fmt.Errorf("upstream: creating plugin: %w", err)
+		return nil, err
 	}
-	initializer.New(client, dynClient, factory, authz, featuregate.NewFeatureGate(),
-		compatibility.DefaultBuildEffectiveVersion(), pluginCtx.Done(), mapper).Initialize(plugin)
 	plugin.SetExcludedAdmissionResources(excludedResources)
+	if err := cl.isolateVariables(plugin, compileOrder); err != nil {
+		return nil, err
+	}
 
 	// Register and sync the informers the plugin will ask for before it
 	// starts, so that its own waits succeed at their first check.
@@ -139,6 +146,9 @@ func newCluster(ctx context.Context, c *Case, timeout time.Duration) (*Cluster, 
 	}
 	if err := plugin.ValidateInitialization(); err != nil {
 		return nil, fmt.Errorf("upstream: initializing plugin: %w", err)
+	}
+	if cl.isolateErr != nil {
+		return nil, cl.isolateErr
 	}
 
 	field, err := sourceField(plugin)
@@ -358,8 +368,8 @@ func (cl *Cluster) Run(ctx context.Context, order Ordering) (*admissionv1.Admiss
 	// deadline must not change the outcome, so only values are passed on.
 	auditCtx := audit.WithAuditContext(context.WithoutCancel(ctx))
 	ac := audit.AuditContextFrom(auditCtx)
-	if err := ac.Init(audit.RequestAuditConfig{Level: auditinternal.LevelMetadata}, nil); err != nil {
-		return nil, fmt.Errorf("upstream: audit context: %w", err)
+	if err := initAudit(ac); err != nil {
+		return nil, err
 	}
 	var validateErr error
 	handler := filters.WithWarningRecorder(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
@@ -382,7 +392,7 @@ func (cl *Cluster) Run(ctx context.Context, order Ordering) (*admissionv1.Admiss
 	for _, h := range headers {
 		resp.Warnings = append(resp.Warnings, h.Text)
 	}
-	if annotations := ac.GetEventAnnotations(); len(annotations) > 0 {
+	if annotations := eventAnnotations(ac); len(annotations) > 0 {
 		resp.AuditAnnotations = annotations
 	}
 	return resp, nil

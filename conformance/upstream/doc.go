@@ -1,6 +1,8 @@
 // Package upstream runs the real ValidatingAdmissionPolicy admission plugin of
-// k8s.io/apiserver v0.37.2 in-process on a conformance case and returns the
-// AdmissionResponse a client of the API server would receive.
+// k8s.io/apiserver v0.37.2 (or, in the harness of package versions, of an
+// older k8s.io/apiserver, v0.30.14 to v0.36.6) in-process on a conformance
+// case and returns the AdmissionResponse a client of the API server would
+// receive.
 //
 // A case (see ParseCase) describes a cluster state — policies, bindings,
 // namespaces, parameter objects, CustomResourceDefinitions and authorizer
@@ -38,9 +40,59 @@
 // most max of them and otherwise samples max of them with a fixed seed; the
 // document order is always the first ordering tried.
 //
-// The source replacement reaches one unexported field of the generic plugin
-// through reflection; it is tied to k8s.io/apiserver v0.37.2 and fails with
-// an error, not a panic, if that field changes.
+// # Variables shared by all policies (1.30 to 1.35)
+//
+// Up to 1.35 the plugin types the variables of every policy with one object
+// type per process: NewCompositedCompilerFromTemplate
+// (pkg/admission/plugin/cel/composition.go, lines 60-73 in v0.30.14) hands
+// every policy's compiler the template's MapType itself, and AddField
+// (composition.go:103-105) writes each compiled variable's type into it, so
+// a policy compiled later sees the variables of every policy compiled
+// before it, typed as they were last declared. The policy source compiles
+// bound policies in Go map order (generic/policy_source.go:283,
+// calculatePolicyData), so the type a server ends with depends on a random
+// order, and on every policy it ever compiled. Running many cases in one
+// process made that visible as cases whose own variables were typed by
+// another case's ("found no matching overload for 'size' applied to
+// 'bool.()'" for a string variable), in different cases from run to run.
+//
+// Each Cluster here is a fresh server instead: compiles are serialised
+// across the process, the shared type holds only the fields of policies the
+// Cluster compiled, and the Cluster compiles all bound policies in an order
+// it is given. Policies the API server accepts only read variables they
+// declare before the read (creation compiles each policy alone), and then
+// the order cannot matter; for a case whose policies read variables other
+// policies declare, Outcomes runs one Cluster per order of the policies
+// involved and returns every outcome. From 1.36 every policy has a
+// variables type of its own, and none of this happens.
+//
+// The source replacement and the compile hook reach unexported fields of
+// the generic plugin and its policy source through reflection, and the
+// variables templates through go:linkname; they are tied to these versions
+// and fail with an error, not a panic, if a field changes.
+//
+// # Older versions
+//
+// The harness of package versions runs this package's source at 1.30 to
+// 1.36, in a module of its own per version (an old k8s.io/apiserver needs
+// an older cel-go than vapkit's, so that module cannot require vapkit).
+// Files with no build constraint are shared by every version; the rest are
+// selected by the build tags vapkit_harness (an older version) and
+// vapkit_k8s_1_NN (which one), and the files without vapkit_harness in
+// their constraint are built here, at 1.37:
+//   - plugin_*.go: how the plugin is created and initialized (the 1.35 and
+//     later initializers take an effective version, the 1.36 and later
+//     constructors can fail);
+//   - audit_*.go: how the audit context is set up (its fields up to 1.33,
+//     Init from 1.34);
+//   - vartypes_*.go: where the process-wide variables type lives, if it
+//     exists (variables.go isolates it);
+//   - authorizer.go (1.37) serves vapkit's casefile.RuleAuthorizer, with
+//     the conditions-aware interface 1.37 adds; authorizer_harness.go
+//     (older versions) decodes and matches the same rules itself, as the
+//     harness cannot import vapkit;
+//   - bench_support.go and source.go (Source, which package versions
+//     copies from) are 1.37's only.
 //
 // # Known limits
 //

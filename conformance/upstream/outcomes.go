@@ -184,31 +184,41 @@ func nthPermutation(names []string, k int) []string {
 	return out
 }
 
-// Outcomes runs c's request once per ordering from Orderings(c, max) on one
-// plugin instance and returns the distinct responses in the order first
-// seen; the first is the document-order outcome.
+// Outcomes runs c's request once per ordering from Orderings(c, max) and
+// returns the distinct responses in the order first seen; the first is the
+// document-order outcome. It runs one plugin instance per compile order
+// from compileOrders (one, unless the case's policies read variables that
+// other policies declare, on a server that types variables per process).
 func Outcomes(ctx context.Context, c *Case, max int) ([]*admissionv1.AdmissionResponse, error) {
-	cl, err := NewCluster(ctx, c)
+	compiles, err := compileOrders(c, 120)
 	if err != nil {
 		return nil, err
 	}
-	defer cl.Close()
 	orders, _ := Orderings(c, max)
 	var out []*admissionv1.AdmissionResponse
 	seen := map[string]bool{}
-	for _, o := range orders {
-		resp, err := cl.Run(ctx, o)
+	for _, compileOrder := range compiles {
+		cl, err := newCluster(ctx, c, compileOrder, syncTimeout)
 		if err != nil {
 			return nil, err
 		}
-		key, err := json.Marshal(resp)
-		if err != nil {
-			return nil, fmt.Errorf("upstream: encoding response: %w", err)
+		for _, o := range orders {
+			resp, err := cl.Run(ctx, o)
+			if err != nil {
+				cl.Close()
+				return nil, err
+			}
+			key, err := json.Marshal(resp)
+			if err != nil {
+				cl.Close()
+				return nil, fmt.Errorf("upstream: encoding response: %w", err)
+			}
+			if !seen[string(key)] {
+				seen[string(key)] = true
+				out = append(out, resp)
+			}
 		}
-		if !seen[string(key)] {
-			seen[string(key)] = true
-			out = append(out, resp)
-		}
+		cl.Close()
 	}
 	return out, nil
 }

@@ -3,12 +3,14 @@
 //
 // An old k8s.io/apiserver cannot build in one module with vapkit (v0.30
 // needs cel-go v0.17, vapkit v0.29), so each version runs from a module of
-// its own. There is one harness for all of them, in ./harness (behind the
-// vapkit_harness build tag, so that this module never builds it): a program
-// that runs the plugin on a directory of cases and prints every response
-// it can give as JSON, with the few places where the plugin's API changed
-// between versions in files selected by a vapkit_k8s_1_NN tag, and the
-// go.mod and go.sum of each version in ./harness/mod. [Materialize] writes
+// its own. There is one harness for all of them: a program in ./harness
+// (behind the vapkit_harness build tag, so that this module never builds
+// it) that runs the plugin on a directory of cases and prints every
+// response it can give as JSON, built on this module's package upstream,
+// the one that runs 1.37 (its source is shared by every version; the few
+// places where the plugin's API changed between versions are files
+// selected by the vapkit_harness and vapkit_k8s_1_NN tags), and the go.mod
+// and go.sum of each version in ./harness/mod. [Materialize] writes
 // one version's module to a directory; [Run] does so in a temporary
 // directory, writes the cases (policy/testdata/cases, ./testdata and
 // generated ones from package gen) beside it, runs it with `go run` and

@@ -7,21 +7,27 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"go/build/constraint"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"github.com/vapkit/vapkit/celenv"
+	"github.com/vapkit/vapkit/conformance/upstream"
 )
 
-// harness is the source of the program that runs an old plugin (package
-// main and its package upstream, every file behind the vapkit_harness build
-// tag, so that this module never builds them) and, in mod, the go.mod and
-// go.sum of each version (mod/1.NN.mod, mod/1.NN.sum).
+// harness holds the harness's package main (behind the vapkit_harness
+// build tag, so that this module never builds it) and, in mod, the go.mod
+// and go.sum of each version (mod/1.NN.mod, mod/1.NN.sum). Its package
+// upstream is this module's own (upstream.Source), built with that
+// version's tags; each version's module has this module's path, so that
+// package main imports package upstream by the path it has here.
 //
 //go:embed harness
 var harness embed.FS
@@ -38,38 +44,76 @@ func Tags(v celenv.Version) string {
 }
 
 // Materialize writes the harness module of version v into dir (which must
-// exist): the harness source and that version's go.mod and go.sum. Build or
-// run it with GOWORK=off and -tags Tags(v).
+// exist): that version's go.mod and go.sum, package main, and in upstream/
+// the files of package upstream that version builds (those whose build
+// constraint Tags(v) satisfies; test files are left out). Build or run it
+// with GOWORK=off and -tags Tags(v).
 func Materialize(dir string, v celenv.Version) error {
 	if !slices.Contains(Versions, v) {
 		return fmt.Errorf("no conformance harness for Kubernetes %v", v)
 	}
-	for _, ext := range []string{"mod", "sum"} {
-		data, err := harness.ReadFile(fmt.Sprintf("harness/mod/%v.%s", v, ext))
+	files := map[string][]byte{}
+	for _, name := range []string{"mod", "sum"} {
+		data, err := harness.ReadFile(fmt.Sprintf("harness/mod/%v.%s", v, name))
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, "go."+ext), data, 0o644); err != nil {
+		files["go."+name] = data
+	}
+	main, err := harness.ReadFile("harness/main.go")
+	if err != nil {
+		return err
+	}
+	files["main.go"] = main
+	entries, err := fs.ReadDir(upstream.Source, ".")
+	if err != nil {
+		return err
+	}
+	tags := strings.Split(Tags(v), ",")
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		data, err := fs.ReadFile(upstream.Source, e.Name())
+		if err != nil {
+			return err
+		}
+		ok, err := builds(data, tags)
+		if err != nil {
+			return fmt.Errorf("upstream/%s: %w", e.Name(), err)
+		}
+		if ok {
+			files[filepath.Join("upstream", e.Name())] = data
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "upstream"), 0o755); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if err := os.WriteFile(filepath.Join(dir, name), files[name], 0o644); err != nil {
 			return err
 		}
 	}
-	return fs.WalkDir(harness, "harness", func(path string, d fs.DirEntry, err error) error {
+	return nil
+}
+
+// builds reports whether a Go file whose source is src is built with
+// exactly the build tags tags (its //go:build line, if any, is satisfied).
+func builds(src []byte, tags []string) (bool, error) {
+	for line := range strings.Lines(string(src)) {
+		if strings.HasPrefix(line, "package ") {
+			break // constraints come before the package clause
+		}
+		if !constraint.IsGoBuild(line) {
+			continue
+		}
+		expr, err := constraint.Parse(line)
 		if err != nil {
-			return err
+			return false, err
 		}
-		rel, _ := filepath.Rel("harness", path)
-		if d.IsDir() {
-			if rel == "mod" {
-				return fs.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		data, err := harness.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
-	})
+		return expr.Eval(func(tag string) bool { return slices.Contains(tags, tag) }), nil
+	}
+	return true, nil
 }
 
 // Case is one case file to run: its name (without .yaml) and content.

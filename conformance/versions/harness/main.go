@@ -9,9 +9,10 @@
 //	{"name":"<file name without .yaml>","outcomes":[<AdmissionResponse>...]}
 //	{"name":"...","error":"<why the case could not be run>"}
 //
-// It is not built here: package versions (versions.Materialize) copies this
-// directory into a module of its own with the go.mod and go.sum of one
-// version from ./mod (an old plugin needs its own cel-go, vapkit needs
+// It is not built here: package versions (versions.Materialize) copies it,
+// with the files of the conformance module's package upstream that the
+// version builds, into a module of its own with the go.mod and go.sum of
+// one version from ./mod (an old plugin needs its own cel-go, vapkit needs
 // v0.29) and runs it with the build tags vapkit_harness and
 // vapkit_k8s_1_NN, which select the few files that follow that version's
 // API. By hand, for 1.33:
@@ -40,7 +41,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/vapkit/vapkit/conformance/versions/harness/upstream"
+	"github.com/vapkit/vapkit/conformance/upstream"
 )
 
 // result is one output line.

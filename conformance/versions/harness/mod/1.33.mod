@@ -1,4 +1,4 @@
-module github.com/vapkit/vapkit/conformance/versions/harness
+module github.com/vapkit/vapkit/conformance
 
 go 1.26.0
 

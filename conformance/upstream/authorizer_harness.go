@@ -12,6 +12,11 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 )
 
+// authorizerRules is what a case's AuthorizerRules document decodes to:
+// this module does not require vapkit (and its cel-go), so the rules are
+// decoded and matched here; NewRulesAuthorizer checks them.
+type authorizerRules = []AuthorizerRule
+
 // AuthorizerRule is one rule of a vapkit.dev/v1alpha1 AuthorizerRules
 // document. An empty field matches anything. Path matches only
 // non-resource checks (a trailing "*" is a prefix match), and a rule with any

@@ -1,5 +1,3 @@
-//go:build vapkit_harness
-
 package upstream
 
 import (

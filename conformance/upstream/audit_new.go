@@ -1,4 +1,4 @@
-//go:build vapkit_harness && (vapkit_k8s_1_34 || vapkit_k8s_1_35 || vapkit_k8s_1_36)
+//go:build !vapkit_harness || vapkit_k8s_1_34 || vapkit_k8s_1_35 || vapkit_k8s_1_36
 
 package upstream
 

@@ -1,4 +1,4 @@
-//go:build vapkit_harness && vapkit_k8s_1_36
+//go:build !vapkit_harness || vapkit_k8s_1_36
 
 package upstream
 
@@ -17,8 +17,8 @@ import (
 )
 
 // newPlugin creates the plugin and initializes it as the server does: the
-// 1.36 plugin constructor can fail, and the initializer takes the server's
-// effective version.
+// plugin constructor of 1.36 and 1.37 can fail, and the initializer takes
+// the server's effective version.
 func newPlugin(client kubernetes.Interface, dynClient dynamic.Interface, factory informers.SharedInformerFactory,
 	authz authorizer.Authorizer, stop <-chan struct{}, mapper meta.RESTMapper) (*validating.Plugin, error) {
 	plugin, err := validating.NewPlugin(nil)
