@@ -51,8 +51,11 @@ func merge(tc *TypeConverter, obj runtime.Object, patch *unstructured.Unstructur
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert patch object to typed object: %w", err)
 	}
-	if atomics := findAtomics(nil, p.Schema(), p.TypeRef(), p.AsValue()); len(atomics) > 0 {
-		return nil, fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %v", strings.Join(atomics, ", "))
+	// hasAtomics first: findAtomics builds every path it visits.
+	if hasAtomics(value.NewFreelistAllocator(), p.Schema(), p.TypeRef(), p.AsValue()) {
+		if atomics := findAtomics(nil, p.Schema(), p.TypeRef(), p.AsValue()); len(atomics) > 0 {
+			return nil, fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %v", strings.Join(atomics, ", "))
+		}
 	}
 	live, err := tc.ObjectToTyped(obj, typed.AllowDuplicates)
 	if err != nil {
@@ -383,6 +386,48 @@ func findAtomics(path []fieldpath.PathElement, s *schema.Schema, tr schema.TypeR
 		}
 	}
 	return out
+}
+
+// hasAtomics reports whether findAtomics finds anything, visiting the same
+// values without building paths or sorting keys.
+func hasAtomics(a value.Allocator, s *schema.Schema, tr schema.TypeRef, v value.Value) bool {
+	at, ok := s.Resolve(tr)
+	if !ok {
+		return false
+	}
+	if v.IsMap() && at.Map != nil {
+		if at.Map.ElementRelationship == schema.Atomic {
+			return true
+		}
+		m := v.AsMapUsing(a)
+		defer a.Free(m)
+		found := false
+		m.IterateUsing(a, func(key string, val value.Value) bool {
+			if f, ok := at.Map.FindField(key); ok && hasAtomics(a, s, f.Type, val) {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	if v.IsList() && at.List != nil {
+		if at.List.ElementRelationship == schema.Atomic {
+			return true
+		}
+		l := v.AsListUsing(a)
+		defer a.Free(l)
+		for i := range l.Length() {
+			c := l.AtUsing(a, i)
+			found := hasAtomics(a, s, at.List.ElementType, c)
+			a.Free(c)
+			if found {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func pathString(path []fieldpath.PathElement) string {
