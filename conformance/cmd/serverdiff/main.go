@@ -21,7 +21,9 @@
 // creationTimestamp, generation, managedFields). Audit annotations never
 // reach a client, so they are not compared.
 //
-// The server is used through the admin credentials of the kubeconfig (or
+// The server must be a scratch one: serverdiff first deletes every admission
+// policy, binding and CRD on it. It is used through the admin credentials
+// of the kubeconfig (or
 // -server and -token); a case's user is impersonated, which needs an
 // authorizer that allows impersonation (servers.sh starts kube-apiserver
 // with AlwaysAllow). Cases that need what a real server cannot give the
@@ -279,12 +281,21 @@ func newRunner(cfg *rest.Config, wait time.Duration) (*runner, error) {
 	return &runner{cfg: cfg, dyn: dyn, kube: kube, wait: wait}, nil
 }
 
-// setup checks that the server serves MutatingAdmissionPolicies in v1 and
-// creates the probe's namespace.
+// setup checks that the server serves MutatingAdmissionPolicies in v1,
+// removes every admission policy, binding and CRD a previous run may have
+// left (the server must be a scratch one), and creates the probe's
+// namespace.
 func (r *runner) setup(ctx context.Context) error {
 	if _, err := r.dyn.Resource(gvrMAP).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		return fmt.Errorf("listing mutatingadmissionpolicies (admissionregistration.k8s.io/v1): %w", err)
 	}
+	for _, gvr := range []schema.GroupVersionResource{gvrMAPB, gvrMAP, gvrVAPB, gvrVAP, gvrCRDs} {
+		if err := r.dyn.Resource(gvr).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+			return fmt.Errorf("removing earlier %s: %w", gvr.Resource, err)
+		}
+	}
+	// Probe names of this run differ from those of any earlier run.
+	r.seq = int(time.Now().Unix() % 1_000_000 * 100)
 	_, err := r.ensureNamespace(ctx, probeNamespace, nil, nil)
 	return err
 }
@@ -670,7 +681,15 @@ func (r *runner) judge(ctx context.Context, c *kase, st *caseState) (*answer, *a
 	// The old object of an UPDATE, created before the policies exist.
 	var oldStored *unstructured.Unstructured
 	if c.oldObj != nil {
+		// The previous case's policies must be gone first: the probe
+		// answers once their deletions are in effect.
+		if err := r.installProbe(ctx); err != nil {
+			return nil, nil, "", err
+		}
 		ref := objRef{gvr: c.gvr, namespace: c.oldObj.GetNamespace(), name: c.oldObj.GetName()}
+		if err := r.delete(ctx, ref); err != nil {
+			return nil, nil, "", err
+		}
 		o := c.oldObj.DeepCopy()
 		o.SetResourceVersion("")
 		got, err := r.create(ctx, ref, o.Object)

@@ -74,7 +74,7 @@ start() {
 		--service-account-issuer https://kubernetes.default.svc \
 		--service-account-key-file "$run/sa.pub" \
 		--service-account-signing-key-file "$run/sa.key" \
-		--service-cluster-ip-range 10.0.0.0/24 \
+		--service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
 		--enable-admission-plugins NamespaceLifecycle,MutatingAdmissionPolicy,ValidatingAdmissionPolicy \
 		--disable-admission-plugins LimitRanger,ServiceAccount,DefaultStorageClass,PersistentVolumeClaimResize,DefaultTolerationSeconds,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ResourceQuota,StorageObjectInUseProtection,PodGroupProtection,Priority,TaintNodesByCondition,RuntimeClass,CertificateApproval,CertificateSigning,ClusterTrustBundleAttest,CertificateSubjectRestriction,DefaultIngressClass,PodSecurity,PodTopologyLabels,NodeDeclaredFeatureValidator,PodResizeValidator \
 		>"$run/kube-apiserver.log" 2>&1 &
