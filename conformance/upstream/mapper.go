@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-
-	"github.com/vapkit/vapkit/conformance/kubedefaults"
 )
 
 // clusterScoped lists the cluster-scoped built-in kinds of Kubernetes 1.37
@@ -152,9 +150,6 @@ var _ admission.ObjectInterfaces = objectInterfaces{}
 func (o objectInterfaces) GetObjectCreater() runtime.ObjectCreater { return creater{} }
 func (o objectInterfaces) GetObjectTyper() runtime.ObjectTyper     { return clientgoscheme.Scheme }
 
-// GetObjectDefaulter defaults as kube-apiserver 1.37 does, with
-// k8s.io/kubernetes's defaulting functions.
-func (o objectInterfaces) GetObjectDefaulter() runtime.ObjectDefaulter { return kubedefaults.Defaulter }
 func (o objectInterfaces) GetObjectConvertor() runtime.ObjectConvertor { return convertor{} }
 func (o objectInterfaces) GetEquivalentResourceMapper() runtime.EquivalentResourceMapper {
 	return o.equivalent
