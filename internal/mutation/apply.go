@@ -86,8 +86,8 @@ func merge(tc *TypeConverter, obj runtime.Object, patch *unstructured.Unstructur
 // result is not an object: Merge then runs on the whole object, so that
 // its error names the field as upstream's does.
 func mergeTouched(live, p *typed.TypedValue) (out map[string]any, ok bool) {
-	a := value.NewFreelistAllocator()
-	u, ok := mergeValues(a, live.Schema(), live.TypeRef(), live.AsValue(), p.AsValue())
+	c := newCopier(value.NewFreelistAllocator())
+	u, ok := mergeValues(c, live.Schema(), live.TypeRef(), live.AsValue(), p.AsValue())
 	if !ok {
 		return nil, false
 	}
@@ -96,7 +96,8 @@ func mergeTouched(live, p *typed.TypedValue) (out map[string]any, ok bool) {
 }
 
 // mergeValues merges rhs into lhs, both present, with the type tr.
-func mergeValues(a value.Allocator, s *schema.Schema, tr schema.TypeRef, lhs, rhs value.Value) (any, bool) {
+func mergeValues(c *copier, s *schema.Schema, tr schema.TypeRef, lhs, rhs value.Value) (any, bool) {
+	a := c.a
 	at, ok := s.Resolve(tr)
 	if !ok {
 		return nil, false
@@ -107,7 +108,7 @@ func mergeValues(a value.Allocator, s *schema.Schema, tr schema.TypeRef, lhs, rh
 		// was validated, is kept.
 		return rhs.Unstructured(), true
 	case at.List != nil && at.Map == nil && at.Scalar == nil:
-		return mergeLists(a, s, tr, at.List, lhs, rhs)
+		return mergeLists(c, s, tr, at.List, lhs, rhs)
 	}
 	if at.Map == nil || at.List != nil || at.Scalar != nil || at.Map.ElementRelationship == schema.Atomic ||
 		lhs.IsNull() || rhs.IsNull() || !lhs.IsMap() || !rhs.IsMap() {
@@ -125,16 +126,16 @@ func mergeValues(a value.Allocator, s *schema.Schema, tr schema.TypeRef, lhs, rh
 		var v any
 		switch {
 		case r == nil:
-			v = copyValue(a, l)
+			v = c.copy(l)
 		case l == nil:
-			v = copyValue(a, r)
+			v = c.copy(r)
 		default:
 			ft := at.Map.ElementType
 			if f, ok := at.Map.FindField(key); ok {
 				ft = f.Type
 			}
 			var ok bool
-			if v, ok = mergeValues(a, s, ft, l, r); !ok {
+			if v, ok = mergeValues(c, s, ft, l, r); !ok {
 				return false
 			}
 		}
@@ -148,7 +149,8 @@ func mergeValues(a value.Allocator, s *schema.Schema, tr schema.TypeRef, lhs, rh
 // structured-merge-diff's merge does: lists keyed by fields are merged
 // item by item, in its order (the patch's items in its order, the
 // object's other items where they were); others are left to mergeSMD.
-func mergeLists(a value.Allocator, s *schema.Schema, tr schema.TypeRef, t *schema.List, lhs, rhs value.Value) (any, bool) {
+func mergeLists(c *copier, s *schema.Schema, tr schema.TypeRef, t *schema.List, lhs, rhs value.Value) (any, bool) {
+	a := c.a
 	if t.ElementRelationship != schema.Associative || len(t.Keys) == 0 ||
 		lhs.IsNull() || rhs.IsNull() || !lhs.IsList() || !rhs.IsList() {
 		return mergeSMD(s, tr, lhs, rhs)
@@ -187,12 +189,12 @@ func mergeLists(a value.Allocator, s *schema.Schema, tr schema.TypeRef, t *schem
 		var v any
 		switch {
 		case r == nil:
-			v = copyValue(a, l)
+			v = c.copy(l)
 		case l == nil:
-			v = copyValue(a, r)
+			v = c.copy(r)
 		default:
 			var ok bool
-			if v, ok = mergeValues(a, s, t.ElementType, l, r); !ok {
+			if v, ok = mergeValues(c, s, t.ElementType, l, r); !ok {
 				return false
 			}
 		}
@@ -319,30 +321,52 @@ func mergeSMD(s *schema.Schema, tr schema.TypeRef, lhs, rhs value.Value) (any, b
 	return merged.AsValue().Unstructured(), true
 }
 
-// copyValue is a value's unstructured form in new maps and lists, what
-// structured-merge-diff's merge makes of a field only one side holds.
-func copyValue(a value.Allocator, v value.Value) any {
+// copier makes a value's unstructured form in new maps and lists, what
+// structured-merge-diff's merge makes of a field only one side holds. It
+// iterates every map with the one callback it binds when it is made, as a
+// closure per map would be allocated per map.
+type copier struct {
+	a value.Allocator
+	// maps are the maps being filled, the innermost last.
+	maps  []map[string]any
+	visit func(string, value.Value) bool
+}
+
+func newCopier(a value.Allocator) *copier {
+	c := &copier{a: a}
+	c.visit = c.setEntry
+	return c
+}
+
+// setEntry copies one entry of the map being filled.
+func (c *copier) setEntry(key string, v value.Value) bool {
+	val := c.copy(v)
+	c.maps[len(c.maps)-1][key] = val
+	return true
+}
+
+// copy returns v's unstructured form.
+func (c *copier) copy(v value.Value) any {
 	switch {
 	case v.IsNull():
 		return nil
 	case v.IsMap():
-		m := v.AsMapUsing(a)
-		defer a.Free(m)
+		m := v.AsMapUsing(c.a)
 		out := make(map[string]any, m.Length())
-		m.IterateUsing(a, func(key string, c value.Value) bool {
-			out[key] = copyValue(a, c)
-			return true
-		})
+		c.maps = append(c.maps, out)
+		m.IterateUsing(c.a, c.visit)
+		c.maps = c.maps[:len(c.maps)-1]
+		c.a.Free(m)
 		return out
 	case v.IsList():
-		l := v.AsListUsing(a)
-		defer a.Free(l)
+		l := v.AsListUsing(c.a)
 		out := make([]any, l.Length())
 		for i := range out {
-			c := l.AtUsing(a, i)
-			out[i] = copyValue(a, c)
-			a.Free(c)
+			e := l.AtUsing(c.a, i)
+			out[i] = c.copy(e)
+			c.a.Free(e)
 		}
+		c.a.Free(l)
 		return out
 	}
 	return v.Unstructured()
