@@ -19,11 +19,8 @@ import (
 type typedMap struct {
 	v    reflect.Value
 	info *structInfo
-	// strs, for a struct (info set), adds or replaces top-level string
-	// fields; for a Go map (info nil), it is v itself when v is a
-	// map[string]string (labels, data), read without reflection. One
-	// field serves both, keeping typedMap in a smaller size class.
-	strs map[string]string
+	// flags tell where strs finds its map (see strs).
+	flags uint8
 	// tags, kinds and data hold the first converted entries read (nil
 	// for absent ones) inline, since expressions read few entries of each
 	// map. A struct's field names[i] is in slot k when tags[k] is i+1,
@@ -31,14 +28,44 @@ type typedMap struct {
 	// and probes); a Go map's entry is the key and the value in slots k
 	// and k+1 when tags[k] is set for an even k, so three fit. A slot
 	// holds a value as the data word of its interface and the kind of
-	// its dynamic type (see inlineVal): a whole interface per slot would
-	// take typedMap from 128 to 160 bytes, and typed objects are made of
+	// its dynamic type (see inlineVals): a whole interface per slot would
+	// take typedMap from 112 to 160 bytes, and typed objects are made of
 	// typedMaps.
 	tags  [inlineCache]uint16
 	kinds [inlineCache]uint8
 	data  [inlineCache]unsafe.Pointer
 	// ext holds what few maps need: more cached entries, the sorted keys.
 	ext *typedMapExt
+}
+
+// Flags of a typedMap.
+const (
+	// mapWithSet: the typedMap is the first field of a typedSetMap.
+	mapWithSet uint8 = 1 + iota
+	// mapOfStrings: v is a map[string]string.
+	mapOfStrings
+)
+
+// typedSetMap is a typedMap over a struct with top-level string fields
+// added or replaced (see TypedObject): only the objects themselves have
+// them, so their map lives beside the typedMap rather than in every one.
+type typedSetMap struct {
+	typedMap
+	set map[string]string
+}
+
+// strs returns, for a struct (info set), the top-level string fields
+// that are added or replaced; for a Go map (info nil), v itself when v is
+// a map[string]string (labels, data), read without reflection; else nil.
+func (m *typedMap) strs() map[string]string {
+	switch m.flags {
+	case 0:
+		return nil
+	case mapWithSet:
+		return (*typedSetMap)(unsafe.Pointer(m)).set
+	}
+	p := m.v.UnsafePointer() // a map value is its map pointer
+	return *(*map[string]string)(unsafe.Pointer(&p))
 }
 
 // typedMapExt is the rarely needed part of a typedMap, kept out of line so
@@ -143,7 +170,7 @@ func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
 	i := m.info.index(name)
 	if i >= 0 {
 		out = m.field(i)
-	} else if s, ok := m.strs[name]; ok {
+	} else if s, ok := m.strs()[name]; ok {
 		out = types.String(s)
 	}
 	if i >= 0 && i < math.MaxUint16 && k < inlineCache && m.setSlot(k, out) {
@@ -159,7 +186,7 @@ func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
 // field converts the struct field names[i], set's value if set has it;
 // nil if absent.
 func (m *typedMap) field(i int) ref.Val {
-	if s, ok := m.strs[m.info.names[i]]; ok {
+	if s, ok := m.strs()[m.info.names[i]]; ok {
 		return types.String(s)
 	}
 	paths := m.info.fields[i]
@@ -186,8 +213,8 @@ func (m *typedMap) entry(name string, key ref.Val) (ref.Val, bool) {
 		}
 	}
 	var out ref.Val
-	if m.strs != nil {
-		if str, ok := m.strs[name]; ok {
+	if m.strs() != nil {
+		if str, ok := m.strs()[name]; ok {
 			out = types.String(str)
 		}
 	} else if m.v.Type() == resourceListType && m.v.CanInterface() {
@@ -219,7 +246,7 @@ func (m *typedMap) entry(name string, key ref.Val) (ref.Val, bool) {
 // present reports whether the converted map has names[i], without
 // converting.
 func (m *typedMap) present(i int) bool {
-	if _, ok := m.strs[m.info.names[i]]; ok {
+	if _, ok := m.strs()[m.info.names[i]]; ok {
 		return true
 	}
 	for _, p := range m.info.fields[i] {
@@ -246,13 +273,13 @@ func (m *typedMap) sortedKeys() []string {
 		x.keys = keys
 		return keys
 	}
-	keys := make([]string, 0, len(m.info.names)+len(m.strs))
+	keys := make([]string, 0, len(m.info.names)+len(m.strs()))
 	for i, n := range m.info.names {
 		if m.present(i) {
 			keys = append(keys, n)
 		}
 	}
-	for n := range m.strs {
+	for n := range m.strs() {
 		if m.info.index(n) < 0 {
 			keys = append(keys, n)
 		}
@@ -287,8 +314,8 @@ func (m *typedMap) Contains(key ref.Val) ref.Val {
 		// String maps and resource lists hold a value for every key:
 		// look the key up without converting the value.
 		switch {
-		case m.strs != nil:
-			_, found := m.strs[string(s)]
+		case m.strs() != nil:
+			_, found := m.strs()[string(s)]
 			return types.Bool(found)
 		case m.v.Type() == resourceListType && m.v.CanInterface():
 			_, found := m.v.Interface().(corev1.ResourceList)[corev1.ResourceName(s)]

@@ -50,9 +50,9 @@ func TypedObject(obj any, set map[string]string) ref.Val {
 		v = p
 	}
 	if len(set) > 0 && v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
-		if s, ok := structValue(v.Elem()).(*typedMap); ok {
-			s.strs = set
-			return s
+		if info := structInfoOf(v.Elem().Type()); !info.eager {
+			s := &typedSetMap{typedMap: typedMap{v: v.Elem(), info: info, flags: mapWithSet}, set: set}
+			return &s.typedMap
 		}
 	}
 	return convertValue(v)
@@ -99,7 +99,7 @@ func (p *typeInfo) convert(v reflect.Value) ref.Val {
 		}
 		m := &typedMap{v: v}
 		if p.t == stringMapType {
-			m.strs = v.Interface().(map[string]string)
+			m.flags = mapOfStrings
 		}
 		return m
 	case reflect.Slice:

@@ -162,12 +162,12 @@ func (w *sizeWalker) val(v ref.Val) uint64 {
 		}
 		var b uint64
 		if x.v.CanAddr() {
-			b = w.structSize(p, x.v.Addr().UnsafePointer(), false, x.strs)
+			b = w.structSize(p, x.v.Addr().UnsafePointer(), false, x.strs())
 		} else {
 			// TypedObject's structs are addressable, but be safe.
 			c := reflect.New(x.v.Type())
 			c.Elem().Set(x.v)
-			b = w.structSize(p, c.UnsafePointer(), true, x.strs)
+			b = w.structSize(p, c.UnsafePointer(), true, x.strs())
 		}
 		return w.leave(b)
 	case *typedList:

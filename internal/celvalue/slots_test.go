@@ -10,10 +10,10 @@ import (
 
 // TestTypedMapSlots checks that every kind of inline slot gives back the
 // value stored, identical, that values of other types are refused, and
-// that typedMap stays in the 128-byte size class its slots buy.
+// that typedMap stays in the 112-byte size class its slots buy.
 func TestTypedMapSlots(t *testing.T) {
-	if size := unsafe.Sizeof(typedMap{}); size > 128 {
-		t.Errorf("typedMap is %d bytes, want at most 128", size)
+	if size := unsafe.Sizeof(typedMap{}); size > 112 {
+		t.Errorf("typedMap is %d bytes, want at most 112", size)
 	}
 	vals := []ref.Val{
 		nil, &typedMap{}, &typedList{}, types.String("image"), types.Int(-3), types.True, types.Double(1.5),

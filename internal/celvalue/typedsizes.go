@@ -38,8 +38,8 @@ func typedPathSizes(path *Path, root any) (b uint64, ok, done bool) {
 	if !isMap || m.info == nil || !m.v.CanAddr() || len(path.Fields) == 0 {
 		return 0, false, false
 	}
-	if len(m.strs) > 0 {
-		if _, set := m.strs[path.Fields[0]]; set {
+	if len(m.strs()) > 0 {
+		if _, set := m.strs()[path.Fields[0]]; set {
 			return 0, false, false
 		}
 	}
