@@ -15,6 +15,8 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
+require k8s.io/kubelet v0.0.0 // indirect
+
 require (
 	github.com/distribution/reference v0.6.0 // indirect
 	github.com/opencontainers/go-digest v1.0.0 // indirect

@@ -10,7 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/operation"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -166,24 +165,11 @@ func (cv *crVersion) defaulted(obj *unstructured.Unstructured) map[string]any {
 // as the server generates it before validation (the random suffix is
 // five characters the name rules accept).
 func metadataErrors(obj *unstructured.Unstructured, namespaced bool) field.ErrorList {
-	raw := obj.UnstructuredContent()["metadata"]
-	meta := &metav1.ObjectMeta{}
-	if raw != nil {
-		m, ok := raw.(map[string]any)
-		if !ok {
-			return field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, fmt.Sprintf("expected map[string]interface{}, got %T", raw))}
-		}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, meta); err != nil {
-			return field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, err.Error())}
-		}
+	meta, errs := objectMeta(obj)
+	if errs != nil {
+		return errs
 	}
-	if meta.Name == "" && meta.GenerateName != "" {
-		base := meta.GenerateName
-		if len(base) > 58 {
-			base = base[:58]
-		}
-		meta.Name = base + "xxxxx"
-	}
+	generateName(meta)
 	return apivalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, meta, nil, namespaced, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
 }
 
