@@ -70,8 +70,11 @@
 // a policy or binding failing the server's create validation (CEL is
 // compiled as a server of the chosen version compiles new expressions), a
 // binding whose policy the case lacks, an admissionregistration.k8s.io kind
-// no server serves, and an object of a built-in kind that strict field
-// validation rejects (an unknown field, a wrong type). Each refusal names
+// no server serves, an object of a built-in kind that strict field
+// validation rejects (an unknown field, a wrong type), a custom resource
+// its CRD's schema refuses, and a created built-in object whose metadata
+// kube-apiserver refuses (typecheck.ValidateBuiltinMetadata: a bad name,
+// label, annotation, finalizer or namespace). Each refusal names
 // the file, the line and the field path. -stored evaluates such cases
 // anyway, as if their objects were already stored, and lists the refusals
 // in the JSON report; printing one case always answers for stored objects

@@ -286,9 +286,9 @@ func loadCase(file string, strict bool) (*loadedCase, error) {
 }
 
 // refusals returns what the API server of env's version would refuse to
-// create among the case's objects ([policy.Refusals], and custom
-// resources, the request's object included, that their CRD's schema
-// refuses), each as
+// create among the case's objects ([policy.Refusals], custom resources
+// that their CRD's schema refuses and built-in objects whose metadata
+// kube-apiserver refuses, the request's object included), each as
 // "file:line: problem" with the line of the field concerned.
 func (l *loadedCase) refusals(file string, env *celenv.Env) []string {
 	var out []string
@@ -297,14 +297,11 @@ func (l *loadedCase) refusals(file string, env *celenv.Env) []string {
 		indexDocs(file, l.docs, &manifest.Set{Policies: l.c.Policies, Bindings: l.c.Bindings}, where)
 		out = locateRefusals(rs, where)
 	}
-	if len(l.c.CRDs) > 0 {
-		v, err := typecheck.NewCustomResourceValidator(l.c.CRDs...)
-		if err != nil {
-			return append(out, fmt.Sprintf("%s: %v", file, err))
-		}
-		out = append(out, customResourceRefusals(v, file, l.docs, len(l.c.MutatingPolicies) == 0)...)
+	v, err := typecheck.NewCustomResourceValidator(l.c.CRDs...)
+	if err != nil {
+		return append(out, fmt.Sprintf("%s: %v", file, err))
 	}
-	return out
+	return append(out, customResourceRefusals(v, file, l.docs, len(l.c.MutatingPolicies) == 0)...)
 }
 
 // caseExpectation is the expectation of a case, from one of its sources.

@@ -292,14 +292,15 @@ func (cs *compiledSuite) request(t *SuiteTest) (*policy.Request, error) {
 		}
 	}
 	// The API server validates a created or updated custom resource
-	// against its CRD's schema after mutating admission and before
-	// validating admission; on update it lets through invalid values the
-	// old object already held (ratcheting). With mutating policies the
+	// against its CRD's schema, and a created built-in object's metadata,
+	// after mutating admission and before validating admission; on update
+	// it lets through invalid values the old object already held
+	// (ratcheting). With mutating policies the
 	// object validated is the mutated one, which is not checked here.
 	switch {
 	case len(cs.m.MutatingPolicies) > 0:
 	case obj != nil && op == admissionv1.Create:
-		err = cs.ls.refused(t.Object, "object", obj, cs.crs.Validate(inNamespace(cs.crs, obj, "")))
+		err = cs.ls.refused(t.Object, "object", obj, createErrors(cs.crs, obj, ""))
 	case obj != nil && op == admissionv1.Update && t.SubResource == "":
 		err = cs.ls.refused(t.Object, "object", obj, cs.crs.ValidateUpdate(inNamespace(cs.crs, obj, ""), old))
 	}
