@@ -7,11 +7,6 @@ import (
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/admission"
-	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
-	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/vapkit/vapkit/celenv"
@@ -113,7 +108,7 @@ func TestAuthorizerMatchesUpstream(t *testing.T) {
 		t.Run(v.String(), func(t *testing.T) {
 			for _, expr := range authzCases {
 				t.Run(expr, func(t *testing.T) {
-					want := upstreamAuthzEval(set, expr, obj)
+					want := set.evalWith(expr, obj, true)
 					scope := env.NewScope(celenv.ScopeOptions{})
 					p := scope.Compile(expr, celenv.Decls{Authorizer: true})
 					u := authenticationv1.UserInfo{Username: "alice"}
@@ -137,25 +132,4 @@ func TestAuthorizerMatchesUpstream(t *testing.T) {
 			}
 		})
 	}
-}
-
-func upstreamAuthzEval(r *upstreamRunner, expr string, obj map[string]any) outcome {
-	eval := r.compiler.CompileCondition([]plugincel.ExpressionAccessor{accessor(expr)}, plugincel.OptionalVariableDeclarations{HasAuthorizer: true}, r.mode)
-	u := &unstructured.Unstructured{Object: obj}
-	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
-	gvr := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
-	attr := admission.NewAttributesRecord(u, nil, gvk, "default", "w", gvr, "", admission.Create, nil, false, &user.DefaultInfo{Name: "alice"})
-	va := &admission.VersionedAttributes{Attributes: attr, VersionedObject: admission.NewLazyObject(u), VersionedKind: gvk}
-	req := plugincel.CreateAdmissionRequest(attr, metaGVR(gvr), metaGVK(gvk))
-	results, remaining, err := eval.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{Authorizer: upstreamAuthorizer()}, nil, runtimeBudget)
-	if err != nil {
-		return outcome{Err: "batch: " + err.Error()}
-	}
-	o := outcome{Cost: runtimeBudget - remaining}
-	if results[0].Error != nil {
-		o.Err = results[0].Error.Error()
-	} else {
-		o.Value = render(results[0].EvalResult)
-	}
-	return o
 }

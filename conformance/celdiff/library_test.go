@@ -106,14 +106,25 @@ func newUpstreamRunner(v celenv.Version) *upstreamRunner {
 
 func (r *upstreamRunner) eval(t *testing.T, expr string, obj map[string]any) outcome {
 	t.Helper()
-	eval := r.compiler.CompileCondition([]plugincel.ExpressionAccessor{accessor(expr)}, plugincel.OptionalVariableDeclarations{}, r.mode)
+	return r.evalWith(expr, obj, false)
+}
+
+// evalWith evaluates expr on a CREATE of obj (a Widget named w in default,
+// by alice), with the authorizer variable when authz is set.
+func (r *upstreamRunner) evalWith(expr string, obj map[string]any, authz bool) outcome {
+	decls := plugincel.OptionalVariableDeclarations{HasAuthorizer: authz}
+	var bindings plugincel.OptionalVariableBindings
+	if authz {
+		bindings.Authorizer = upstreamAuthorizer()
+	}
+	eval := r.compiler.CompileCondition([]plugincel.ExpressionAccessor{accessor(expr)}, decls, r.mode)
 	u := &unstructured.Unstructured{Object: obj}
 	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
 	gvr := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
 	attr := admission.NewAttributesRecord(u, nil, gvk, "default", "w", gvr, "", admission.Create, nil, false, &user.DefaultInfo{Name: "alice"})
 	va := &admission.VersionedAttributes{Attributes: attr, VersionedObject: admission.NewLazyObject(u), VersionedKind: gvk}
 	req := plugincel.CreateAdmissionRequest(attr, metaGVR(gvr), metaGVK(gvk))
-	results, remaining, err := eval.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{}, nil, runtimeBudget)
+	results, remaining, err := eval.ForInput(context.Background(), va, req, bindings, nil, runtimeBudget)
 	if err != nil {
 		return outcome{Err: "batch: " + err.Error()}
 	}

@@ -367,18 +367,24 @@ func upstreamSchema(t *testing.T, crdObj map[string]any) (apiextensionsvalidatio
 	return validator, s
 }
 
+// asDecoded returns a copy of obj as the API server holds it after
+// decoding with structural schema s: pruned, non-nullable nulls without
+// defaults dropped, defaulted.
+func asDecoded(obj map[string]any, s *structuralschema.Structural) map[string]any {
+	obj = runtime.DeepCopyJSON(obj)
+	structuralpruning.Prune(obj, s, true)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
+	structuraldefaulting.Default(obj, s)
+	return obj
+}
+
 // upstreamUpdateErrors defaults both objects as the API server does on
 // decoding and returns its ratcheting schema validation errors, then its
 // list-type ones when the old object has none.
 func upstreamUpdateErrors(t *testing.T, crdObj, obj, old map[string]any) []string {
 	t.Helper()
 	validator, s := upstreamSchema(t, crdObj)
-	obj, old = runtime.DeepCopyJSON(obj), runtime.DeepCopyJSON(old)
-	for _, x := range []map[string]any{obj, old} {
-		structuralpruning.Prune(x, s, true)
-		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(x, s)
-		structuraldefaulting.Default(x, s)
-	}
+	obj, old = asDecoded(obj, s), asDecoded(old, s)
 	correlated := common.NewCorrelatedObject(obj, old, &model.Structural{Structural: s})
 	var out []string
 	errs := apiextensionsvalidation.ValidateCustomResourceUpdate(nil, obj, old, validator, apiextensionsvalidation.WithRatcheting(correlated))
@@ -400,10 +406,7 @@ func upstreamErrors(t *testing.T, crdObj map[string]any, obj map[string]any) []s
 	validator, s := upstreamSchema(t, crdObj)
 	namespaced := crdObj["spec"].(map[string]any)["scope"] == "Namespaced"
 	strategy := customresource.NewStrategy(nil, namespaced, schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, validator, nil, s, nil, nil, nil)
-	obj = runtime.DeepCopyJSON(obj)
-	structuralpruning.Prune(obj, s, true)
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
-	structuraldefaulting.Default(obj, s)
+	obj = asDecoded(obj, s)
 	// rest.BeforeCreate generates the name before validating, with a
 	// random suffix; vapkit's is xxxxx, so the test's is too.
 	if m, ok := obj["metadata"].(map[string]any); ok {
@@ -422,30 +425,8 @@ func upstreamErrors(t *testing.T, crdObj map[string]any, obj map[string]any) []s
 // returns its schema validation errors, then its list-type ones.
 func upstreamSchemaErrors(t *testing.T, crdObj map[string]any, obj map[string]any) []string {
 	t.Helper()
-	raw, err := json.Marshal(crdObj["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	v1 := &apiextensionsv1.JSONSchemaProps{}
-	if err := json.Unmarshal(raw, v1); err != nil {
-		t.Fatal(err)
-	}
-	internal := &apiextensions.JSONSchemaProps{}
-	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v1, internal, nil); err != nil {
-		t.Fatal(err)
-	}
-	s, err := structuralschema.NewStructural(internal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	validator, _, err := apiextensionsvalidation.NewSchemaValidator(internal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj = runtime.DeepCopyJSON(obj)
-	structuralpruning.Prune(obj, s, true)
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
-	structuraldefaulting.Default(obj, s)
+	validator, s := upstreamSchema(t, crdObj)
+	obj = asDecoded(obj, s)
 	var out []string
 	errs := apiextensionsvalidation.ValidateCustomResource(nil, obj, validator)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, obj)...)

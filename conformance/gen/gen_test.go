@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"k8s.io/klog/v2"
 
 	"github.com/vapkit/vapkit/conformance/gen"
 	"github.com/vapkit/vapkit/conformance/upstream"
@@ -26,13 +23,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	// Upstream logs through klog; keep test output readable.
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	_ = fs.Set("logtostderr", "false")
-	_ = fs.Set("alsologtostderr", "false")
-	_ = fs.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
+	upstream.SilenceKlog()
 	flag.Parse()
 	os.Exit(m.Run())
 }

@@ -140,32 +140,8 @@ func defaultMAP(p *admissionregistrationv1.MutatingAdmissionPolicy) *admissionre
 		f := admissionregistrationv1.Fail
 		p.Spec.FailurePolicy = &f
 	}
-	defaultMatchResources(p.Spec.MatchConstraints)
+	upstream.DefaultMatchResources(p.Spec.MatchConstraints)
 	return p
-}
-
-func defaultMatchResources(m *admissionregistrationv1.MatchResources) {
-	if m == nil {
-		return
-	}
-	if m.MatchPolicy == nil {
-		e := admissionregistrationv1.Equivalent
-		m.MatchPolicy = &e
-	}
-	if m.NamespaceSelector == nil {
-		m.NamespaceSelector = &metav1.LabelSelector{}
-	}
-	if m.ObjectSelector == nil {
-		m.ObjectSelector = &metav1.LabelSelector{}
-	}
-	for _, rules := range [][]admissionregistrationv1.NamedRuleWithOperations{m.ResourceRules, m.ExcludeResourceRules} {
-		for i := range rules {
-			if rules[i].Scope == nil {
-				s := admissionregistrationv1.AllScopes
-				rules[i].Scope = &s
-			}
-		}
-	}
 }
 
 // Mutator is upstream's mutating phase of one case, set up once: the
@@ -206,7 +182,7 @@ func NewMutator(ctx context.Context, c *Case, vc *upstream.Case) (*Mutator, erro
 		for _, b := range c.Bindings {
 			if b.Spec.PolicyName == p.Name {
 				db := b.DeepCopy()
-				defaultMatchResources(db.Spec.MatchResources)
+				upstream.DefaultMatchResources(db.Spec.MatchResources)
 				h.Bindings = append(h.Bindings, db)
 			}
 		}

@@ -3,8 +3,6 @@ package upstream_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,19 +11,12 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	"k8s.io/klog/v2"
 
 	"github.com/vapkit/vapkit/conformance/upstream"
 )
 
 func TestMain(m *testing.M) {
-	// Upstream logs through klog; keep test output readable.
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	_ = fs.Set("logtostderr", "false")
-	_ = fs.Set("alsologtostderr", "false")
-	_ = fs.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
+	upstream.SilenceKlog()
 	os.Exit(m.Run())
 }
 

@@ -7,24 +7,26 @@ import (
 
 // defaultPolicy applies the defaults the API server stores on a
 // ValidatingAdmissionPolicy: failurePolicy Fail and the MatchResources
-// defaults of defaultMatchResources.
+// defaults of DefaultMatchResources.
 func defaultPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
 	if p.Spec.FailurePolicy == nil {
 		fail := admissionregistrationv1.Fail
 		p.Spec.FailurePolicy = &fail
 	}
-	defaultMatchResources(p.Spec.MatchConstraints)
+	DefaultMatchResources(p.Spec.MatchConstraints)
 }
 
 // defaultBinding applies the defaults the API server stores on a
 // ValidatingAdmissionPolicyBinding (only its matchResources has any).
 func defaultBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
-	defaultMatchResources(b.Spec.MatchResources)
+	DefaultMatchResources(b.Spec.MatchResources)
 }
 
-// defaultMatchResources sets matchPolicy Equivalent, empty namespace and
-// object selectors and rule scope "*" where they are unset.
-func defaultMatchResources(m *admissionregistrationv1.MatchResources) {
+// DefaultMatchResources applies the defaults the API server stores on the
+// matchResources (or matchConstraints) of a validating or mutating policy or
+// binding: matchPolicy Equivalent, empty namespace and object selectors and
+// rule scope "*" where they are unset. It does nothing to nil.
+func DefaultMatchResources(m *admissionregistrationv1.MatchResources) {
 	if m == nil {
 		return
 	}

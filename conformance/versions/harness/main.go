@@ -39,7 +39,6 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	"k8s.io/klog/v2"
 
 	"github.com/vapkit/vapkit/conformance/upstream"
 )
@@ -55,11 +54,7 @@ func main() {
 	maxOrders := flag.Int("orderings", 24, "most orderings tried per case")
 	parallel := flag.Int("parallel", 8*runtime.GOMAXPROCS(0), "cases run at once (each mostly waits for its informers)")
 	flag.Parse()
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	_ = fs.Set("logtostderr", "false")
-	_ = fs.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
+	upstream.SilenceKlog()
 	if err := run(flag.Args(), *maxOrders, *parallel, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)
 		os.Exit(1)
