@@ -87,22 +87,7 @@ func valuesEqual(v1, v2 reflect.Value, depth int) (eq, ok bool) {
 		}
 		return true, true
 	case reflect.Slice:
-		e1, e2 := v1.IsNil() || v1.Len() == 0, v2.IsNil() || v2.Len() == 0
-		if e1 || e2 {
-			return e1 == e2, true
-		}
-		if v1.Len() != v2.Len() {
-			return false, true
-		}
-		if v1.Pointer() == v2.Pointer() {
-			return true, true
-		}
-		for i := range v1.Len() {
-			if eq, ok := valuesEqual(v1.Index(i), v2.Index(i), depth+1); !eq || !ok {
-				return eq, ok
-			}
-		}
-		return true, true
+		return slicesEqual(v1, v2, depth)
 	case reflect.Interface:
 		if v1.IsNil() || v2.IsNil() {
 			return v1.IsNil() == v2.IsNil(), true
@@ -122,6 +107,12 @@ func valuesEqual(v1, v2 reflect.Value, depth int) (eq, ok bool) {
 	case reflect.Func:
 		return v1.IsNil() && v2.IsNil(), true
 	}
+	return scalarsEqual(v1, v2)
+}
+
+// scalarsEqual compares two values of the same scalar type; ok is false
+// for unexported fields and kinds the walk does not know.
+func scalarsEqual(v1, v2 reflect.Value) (eq, ok bool) {
 	if !v1.CanInterface() || !v2.CanInterface() {
 		// The reflective walk panics on unexported fields.
 		return false, false
@@ -141,6 +132,27 @@ func valuesEqual(v1, v2 reflect.Value, depth int) (eq, ok bool) {
 		return v1.String() == v2.String(), true
 	}
 	return false, false
+}
+
+// slicesEqual compares two slices of the same type: nil and empty alike,
+// then element by element.
+func slicesEqual(v1, v2 reflect.Value, depth int) (eq, ok bool) {
+	e1, e2 := v1.IsNil() || v1.Len() == 0, v2.IsNil() || v2.Len() == 0
+	if e1 || e2 {
+		return e1 == e2, true
+	}
+	if v1.Len() != v2.Len() {
+		return false, true
+	}
+	if v1.Pointer() == v2.Pointer() {
+		return true, true
+	}
+	for i := range v1.Len() {
+		if eq, ok := valuesEqual(v1.Index(i), v2.Index(i), depth+1); !eq || !ok {
+			return eq, ok
+		}
+	}
+	return true, true
 }
 
 // mapsEqual compares two maps of the same type: nil and empty alike, then

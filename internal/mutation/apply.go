@@ -81,8 +81,8 @@ func merge(tc *TypeConverter, obj runtime.Object, patch *unstructured.Unstructur
 // object was validated before, so no error can come from it), and every
 // field of a granular map (not atomic, not deduced) that both hold merges
 // alone, with the map's schema for that field. Where both sides hold
-// anything else (lists, scalars, atomic maps), structured-merge-diff
-// merges the two values itself. ok is false when the merge failed or the
+// anything else (lists, atomic maps), structured-merge-diff merges the
+// two values itself; a scalar is the patch's. ok is false when the merge failed or the
 // result is not an object: Merge then runs on the whole object, so that
 // its error names the field as upstream's does.
 func mergeTouched(live, p *typed.TypedValue) (out map[string]any, ok bool) {
@@ -102,13 +102,10 @@ func mergeValues(c *copier, s *schema.Schema, tr schema.TypeRef, lhs, rhs value.
 	if !ok {
 		return nil, false
 	}
-	switch {
-	case at.Scalar != nil && at.Map == nil && at.List == nil:
+	if at.Scalar != nil && at.Map == nil && at.List == nil {
 		// A scalar is a leaf: the patch's value, valid since the patch
 		// was validated, is kept.
 		return rhs.Unstructured(), true
-	case at.List != nil && at.Map == nil && at.Scalar == nil:
-		return mergeLists(c, s, tr, at.List, lhs, rhs)
 	}
 	if at.Map == nil || at.List != nil || at.Scalar != nil || at.Map.ElementRelationship == schema.Atomic ||
 		lhs.IsNull() || rhs.IsNull() || !lhs.IsMap() || !rhs.IsMap() {
@@ -143,171 +140,6 @@ func mergeValues(c *copier, s *schema.Schema, tr schema.TypeRef, lhs, rhs value.
 		return true
 	})
 	return out, ok
-}
-
-// mergeLists merges two lists of type t, both present, as
-// structured-merge-diff's merge does: lists keyed by fields are merged
-// item by item, in its order (the patch's items in its order, the
-// object's other items where they were); others are left to mergeSMD.
-func mergeLists(c *copier, s *schema.Schema, tr schema.TypeRef, t *schema.List, lhs, rhs value.Value) (any, bool) {
-	a := c.a
-	if t.ElementRelationship != schema.Associative || len(t.Keys) == 0 ||
-		lhs.IsNull() || rhs.IsNull() || !lhs.IsList() || !rhs.IsList() {
-		return mergeSMD(s, tr, lhs, rhs)
-	}
-	ll, rl := lhs.AsListUsing(a), rhs.AsListUsing(a)
-	defer a.Free(ll)
-	defer a.Free(rl)
-	if ll.Length() == 0 && rl.Length() == 0 {
-		return mergeSMD(s, tr, lhs, rhs)
-	}
-	rhsPEs, observedRHS, ok := indexKeyed(a, s, t, rl, false)
-	if !ok {
-		return nil, false
-	}
-	lhsPEs, observedLHS, ok := indexKeyed(a, s, t, ll, true)
-	if !ok {
-		return nil, false
-	}
-	var sharedOrder []*fieldpath.PathElement
-	for i := range rhsPEs {
-		if _, ok := observedLHS.Get(rhsPEs[i]); ok {
-			sharedOrder = append(sharedOrder, &rhsPEs[i])
-		}
-	}
-	var nextShared *fieldpath.PathElement
-	advance := func() {
-		nextShared = nil
-		if len(sharedOrder) > 0 {
-			nextShared, sharedOrder = sharedOrder[0], sharedOrder[1:]
-		}
-	}
-	advance()
-	out := make([]any, 0, max(len(lhsPEs), len(rhsPEs)))
-	mergedRHS := fieldpath.MakePathElementSet(len(rhsPEs))
-	item := func(l, r value.Value) bool {
-		var v any
-		switch {
-		case r == nil:
-			v = c.copy(l)
-		case l == nil:
-			v = c.copy(r)
-		default:
-			var ok bool
-			if v, ok = mergeValues(c, s, t.ElementType, l, r); !ok {
-				return false
-			}
-		}
-		out = append(out, v)
-		return true
-	}
-	lLen, rLen := len(lhsPEs), len(rhsPEs)
-	for lI, rI := 0, 0; lI < lLen || rI < rLen; {
-		if lI < lLen && rI < rLen {
-			pe := lhsPEs[lI]
-			if pe.Equals(rhsPEs[rI]) {
-				mergedRHS.Insert(pe)
-				l, _ := observedLHS.Get(pe)
-				r, _ := observedRHS.Get(pe)
-				if !item(l, r) {
-					return nil, false
-				}
-				lI++
-				rI++
-				advance()
-				continue
-			}
-			if _, ok := observedRHS.Get(pe); ok && nextShared != nil && !nextShared.Equals(pe) {
-				lI++
-				continue
-			}
-		}
-		if lI < lLen {
-			pe := lhsPEs[lI]
-			if _, ok := observedRHS.Get(pe); !ok {
-				c := ll.AtUsing(a, lI)
-				ok := item(c, nil)
-				a.Free(c)
-				if !ok {
-					return nil, false
-				}
-				lI++
-				continue
-			} else if mergedRHS.Has(pe) {
-				lI++
-			}
-		}
-		if rI < rLen {
-			pe := rhsPEs[rI]
-			mergedRHS.Insert(pe)
-			l, _ := observedLHS.Get(pe)
-			r, _ := observedRHS.Get(pe)
-			if !item(l, r) {
-				return nil, false
-			}
-			rI++
-			if nextShared != nil && nextShared.Equals(pe) {
-				advance()
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil, false
-	}
-	return out, true
-}
-
-// indexKeyed returns the key of every item of a keyed list, in order, and
-// the item of each key (null for a key held twice), as the merge indexes
-// a list; ok is false for an item without keys or, unless
-// allowDuplicates, a key held twice.
-func indexKeyed(a value.Allocator, s *schema.Schema, t *schema.List, l value.List, allowDuplicates bool) ([]fieldpath.PathElement, fieldpath.PathElementValueMap, bool) {
-	n := l.Length()
-	observed := fieldpath.MakePathElementValueMap(n)
-	pes := make([]fieldpath.PathElement, 0, n)
-	for i := range n {
-		child := l.At(i)
-		pe, ok := itemKey(a, s, t, child)
-		if !ok {
-			return nil, observed, false
-		}
-		if _, found := observed.Get(pe); found && !allowDuplicates {
-			return nil, observed, false
-		} else if !found {
-			observed.Insert(pe, child)
-		} else {
-			observed.Insert(pe, value.NewValueInterface(nil))
-		}
-		pes = append(pes, pe)
-	}
-	return pes, observed, true
-}
-
-// itemKey is the path element of an item of a keyed list: its key fields,
-// or their schema defaults, sorted by name.
-func itemKey(a value.Allocator, s *schema.Schema, t *schema.List, child value.Value) (fieldpath.PathElement, bool) {
-	if child.IsNull() || !child.IsMap() {
-		return fieldpath.PathElement{}, false
-	}
-	et, ok := s.Resolve(t.ElementType)
-	if !ok || et.Map == nil {
-		return fieldpath.PathElement{}, false
-	}
-	keys := make(value.FieldList, 0, len(t.Keys))
-	m := child.AsMapUsing(a)
-	defer a.Free(m)
-	for _, name := range t.Keys {
-		if v, ok := m.Get(name); ok {
-			keys = append(keys, value.Field{Name: name, Value: v})
-		} else if f, _ := et.Map.FindField(name); f.Default != nil {
-			keys = append(keys, value.Field{Name: name, Value: value.NewValueInterface(f.Default)})
-		}
-	}
-	if len(keys) == 0 {
-		return fieldpath.PathElement{}, false
-	}
-	keys.Sort()
-	return fieldpath.PathElement{Key: &keys}, true
 }
 
 // mergeSMD merges rhs into lhs with structured-merge-diff, as the walk of
