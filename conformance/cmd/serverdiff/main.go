@@ -65,6 +65,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/vapkit/vapkit/conformance/gen"
 	"github.com/vapkit/vapkit/params"
 	"github.com/vapkit/vapkit/policy"
 	"github.com/vapkit/vapkit/policy/manifest"
@@ -86,6 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	match := fs.String("run", "", "only cases whose file name matches this regular expression")
 	verbose := fs.Bool("v", false, "print each case's outcome and, for differences, both answers")
 	jsonOut := fs.String("json", "", "write every case's result to this file as JSON")
+	seeds := fs.Int("seeds", 0, "also run the cases package gen generates from seeds 0 to N-1")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: serverdiff [flags] CASE.yaml|DIR...")
 		fs.PrintDefaults()
@@ -93,7 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() == 0 {
+	if fs.NArg() == 0 && *seeds == 0 {
 		fs.Usage()
 		return 2
 	}
@@ -122,6 +124,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "serverdiff:", err)
 		return 2
+	}
+	if *seeds > 0 {
+		dir, err := os.MkdirTemp("", "serverdiff-gen-")
+		if err != nil {
+			fmt.Fprintln(stderr, "serverdiff:", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		for seed := range uint64(*seeds) {
+			c := gen.Generate(seed)
+			f := filepath.Join(dir, c.Name+".yaml")
+			if err := os.WriteFile(f, c.YAML, 0o644); err != nil {
+				fmt.Fprintln(stderr, "serverdiff:", err)
+				return 1
+			}
+			if re == nil || re.MatchString(filepath.Base(f)) {
+				files = append(files, f)
+			}
+		}
 	}
 	cfg.QPS, cfg.Burst = 200, 400
 	r, err := newRunner(cfg, *wait)
@@ -491,7 +512,23 @@ type caseState struct {
 
 func (r *runner) cleanup(ctx context.Context, st *caseState) error {
 	var errs []error
+	// Policies and bindings go first, and are out of effect before the
+	// other objects are deleted, which the case's policies might deny.
+	isPolicy := func(ref objRef) bool { return ref.gvr.Group == "admissionregistration.k8s.io" }
+	var others []objRef
 	for _, ref := range slices.Backward(st.created) {
+		if isPolicy(ref) {
+			errs = append(errs, r.delete(ctx, ref))
+		} else {
+			others = append(others, ref)
+		}
+	}
+	if len(others) > 0 {
+		if _, err := r.installProbe(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, ref := range others {
 		errs = append(errs, r.delete(ctx, ref))
 	}
 	for _, name := range st.crds {
@@ -679,7 +716,7 @@ func (r *runner) judge(ctx context.Context, c *kase, st *caseState) (*answer, *a
 	for _, o := range c.objects {
 		gvr, nsd, err := c.mapper.ResourceFor(o.GroupVersionKind())
 		if err != nil {
-			return nil, nil, "", err
+			continue // a custom kind without its CRD cannot exist
 		}
 		o = o.DeepCopy()
 		if nsd && o.GetNamespace() == "" {
@@ -710,17 +747,30 @@ func (r *runner) judge(ctx context.Context, c *kase, st *caseState) (*answer, *a
 			return nil, nil, "", err
 		}
 		ref := objRef{gvr: c.gvr, namespace: c.oldObj.GetNamespace(), name: c.oldObj.GetName()}
-		if err := r.delete(ctx, ref); err != nil {
-			return nil, nil, "", err
+		if c.gvr == gvrNamespaces {
+			// Namespaces are relabelled, never deleted.
+			ns, err := r.ensureNamespace(ctx, c.oldObj.GetName(), c.oldObj.GetLabels(), c.oldObj.GetAnnotations())
+			if err != nil {
+				return nil, nil, "", fmt.Errorf("old object: %w", err)
+			}
+			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			oldStored = &unstructured.Unstructured{Object: m}
+		} else {
+			if err := r.delete(ctx, ref); err != nil {
+				return nil, nil, "", err
+			}
+			o := c.oldObj.DeepCopy()
+			o.SetResourceVersion("")
+			got, err := r.create(ctx, ref, o.Object)
+			if err != nil {
+				return nil, nil, "", fmt.Errorf("old object: %w", err)
+			}
+			st.created = append(st.created, ref)
+			oldStored = got
 		}
-		o := c.oldObj.DeepCopy()
-		o.SetResourceVersion("")
-		got, err := r.create(ctx, ref, o.Object)
-		if err != nil {
-			return nil, nil, "", fmt.Errorf("old object: %w", err)
-		}
-		st.created = append(st.created, ref)
-		oldStored = got
 	}
 	// Policies and bindings, mutating first. Each one the server refuses
 	// is compared with what vapkit's API validation (package typecheck)

@@ -109,7 +109,14 @@ stop() {
 	local run=$KAS_DIR/run
 	for p in kube-apiserver etcd; do
 		if [[ -f $run/$p.pid ]]; then
-			kill "$(cat "$run/$p.pid")" 2>/dev/null || true
+			local pid
+			pid=$(cat "$run/$p.pid")
+			kill "$pid" 2>/dev/null || true
+			# Wait until it has exited and released its ports.
+			for _ in $(seq 300); do
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.1
+			done
 			rm -f "$run/$p.pid"
 		fi
 	done
