@@ -15,7 +15,13 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require k8s.io/kubelet v0.0.0 // indirect
+require (
+	github.com/mxk/go-flowrate v0.0.0-20140419014527-cca7078d478f // indirect
+	golang.org/x/crypto v0.54.0 // indirect
+	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
+	k8s.io/endpointslice v0.0.0 // indirect
+	k8s.io/kubelet v0.0.0 // indirect
+)
 
 require (
 	github.com/distribution/reference v0.6.0 // indirect

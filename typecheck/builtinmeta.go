@@ -25,6 +25,9 @@ import (
 type nameRule struct {
 	name       apivalidation.ValidateNameFunc
 	finalizers bool
+	// resetsGeneration is true for the kinds whose create strategy sets
+	// metadata.generation to 1 before validation.
+	resetsGeneration bool
 	// maxName, when not zero, is a longer limit the kind's validation
 	// sets on the name after the rest (CronJob's 52 characters: its
 	// controller appends an 11-character suffix to name Jobs).
@@ -34,43 +37,47 @@ type nameRule struct {
 // builtinNameRules holds the kinds whose metadata
 // [ValidateBuiltinMetadata] checks, by group and kind (every served version
 // of the kind shares the rule). Read from k8s.io/kubernetes v1.37.2
-// pkg/apis/*/validation, and verified by the conformance module's
-// TestBuiltinMetadata against those functions.
+// pkg/apis/*/validation and pkg/registry, and verified by the conformance
+// module's metadatadiff.TestBuiltinMetadata against the kinds' create
+// strategies.
 var builtinNameRules = map[schema.GroupKind]nameRule{
-	{Kind: "Pod"}:                   {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Kind: "Service"}:               {apivalidation.NameIsDNSLabel, true, 0}, // RelaxedServiceNameValidation is GA in 1.37
-	{Kind: "Namespace"}:             {apivalidation.NameIsDNSLabel, true, 0},
-	{Kind: "ConfigMap"}:             {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Kind: "Secret"}:                {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Kind: "ServiceAccount"}:        {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Kind: "PersistentVolumeClaim"}: {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Kind: "PersistentVolume"}:      {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Kind: "LimitRange"}:            {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Kind: "ResourceQuota"}:         {apivalidation.NameIsDNSSubdomain, true, 0},
+	{Kind: "Pod"}:                   {apivalidation.NameIsDNSSubdomain, true, true, 0},
+	{Kind: "Service"}:               {apivalidation.NameIsDNSLabel, true, false, 0}, // RelaxedServiceNameValidation is GA in 1.37
+	{Kind: "Namespace"}:             {apivalidation.NameIsDNSLabel, true, false, 0},
+	{Kind: "ConfigMap"}:             {apivalidation.NameIsDNSSubdomain, true, false, 0},
+	{Kind: "Secret"}:                {apivalidation.NameIsDNSSubdomain, true, false, 0},
+	{Kind: "ServiceAccount"}:        {apivalidation.NameIsDNSSubdomain, true, false, 0},
+	{Kind: "PersistentVolumeClaim"}: {apivalidation.NameIsDNSSubdomain, true, false, 0},
+	{Kind: "PersistentVolume"}:      {apivalidation.NameIsDNSSubdomain, true, false, 0},
+	{Kind: "LimitRange"}:            {apivalidation.NameIsDNSSubdomain, true, false, 0},
+	{Kind: "ResourceQuota"}:         {apivalidation.NameIsDNSSubdomain, true, false, 0},
 
-	{Group: "apps", Kind: "Deployment"}:         {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Group: "apps", Kind: "ReplicaSet"}:         {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Group: "apps", Kind: "DaemonSet"}:          {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Group: "apps", Kind: "StatefulSet"}:        {apivalidation.NameIsDNSLabel, true, 0},
-	{Group: "apps", Kind: "ControllerRevision"}: {apivalidation.NameIsDNSSubdomain, true, 0},
+	{Group: "apps", Kind: "Deployment"}:         {apivalidation.NameIsDNSSubdomain, true, true, 0},
+	{Group: "apps", Kind: "ReplicaSet"}:         {apivalidation.NameIsDNSSubdomain, true, true, 0},
+	{Group: "apps", Kind: "DaemonSet"}:          {apivalidation.NameIsDNSSubdomain, true, true, 0},
+	{Group: "apps", Kind: "StatefulSet"}:        {apivalidation.NameIsDNSLabel, true, true, 0},
+	{Group: "apps", Kind: "ControllerRevision"}: {apivalidation.NameIsDNSSubdomain, true, false, 0},
 
-	{Group: "batch", Kind: "Job"}:     {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Group: "batch", Kind: "CronJob"}: {apivalidation.NameIsDNSSubdomain, true, 52},
+	{Group: "batch", Kind: "Job"}:     {apivalidation.NameIsDNSSubdomain, true, true, 0},
+	{Group: "batch", Kind: "CronJob"}: {apivalidation.NameIsDNSSubdomain, true, true, 52},
 
-	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:               {pathSegmentName, true, 0},
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        {pathSegmentName, true, 0},
-	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        {pathSegmentName, true, 0},
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: {pathSegmentName, true, 0},
+	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:               {pathSegmentName, true, false, 0},
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        {pathSegmentName, true, false, 0},
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        {pathSegmentName, true, false, 0},
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: {pathSegmentName, true, false, 0},
 
-	{Group: "networking.k8s.io", Kind: "Ingress"}:       {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Group: "networking.k8s.io", Kind: "IngressClass"}:  {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}: {apivalidation.NameIsDNSSubdomain, true, 0},
+	{Group: "networking.k8s.io", Kind: "Ingress"}:       {apivalidation.NameIsDNSSubdomain, true, true, 0},
+	{Group: "networking.k8s.io", Kind: "IngressClass"}:  {apivalidation.NameIsDNSSubdomain, true, true, 0},
+	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}: {apivalidation.NameIsDNSSubdomain, true, true, 0},
 
-	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}: {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:     {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Group: "storage.k8s.io", Kind: "StorageClass"}:         {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:      {apivalidation.NameIsDNSSubdomain, true, 0},
-	{Group: "coordination.k8s.io", Kind: "Lease"}:           {apivalidation.NameIsDNSSubdomain, false, 0},
+	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}: {apivalidation.NameIsDNSSubdomain, true, true, 0},
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:     {apivalidation.NameIsDNSSubdomain, true, true, 0},
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:         {apivalidation.NameIsDNSSubdomain, true, false, 0},
+	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:      {apivalidation.NameIsDNSSubdomain, true, true, 0},
+	{Group: "coordination.k8s.io", Kind: "Lease"}:           {apivalidation.NameIsDNSSubdomain, false, false, 0},
+	// PodDisruptionBudget's validation leaves metadata to the generic
+	// check of every create, whose name rule is a path segment.
+	{Group: "policy", Kind: "PodDisruptionBudget"}: {pathSegmentName, false, true, 0},
 }
 
 // pathSegmentName is the RBAC kinds' name rule: any name that can be a
@@ -106,38 +113,49 @@ func BuiltinNamespaced(gvk schema.GroupVersionKind) bool {
 
 // ValidateBuiltinMetadata returns the errors kube-apiserver 1.37 reports
 // for the metadata of obj, an object of a built-in kind, when it is
-// created: the errors of the kind's own validation whose field path is
-// under metadata, in the server's order (those of one field, which the
-// server reports in map order, sorted by their text). It is nil when the
-// metadata is valid or when the kind is not one whose rules are known
-// (see [KnowsBuiltinMetadata]). obj is not modified.
+// created: the errors under metadata of the server's create path (the
+// kind's strategy: its validation in k8s.io/kubernetes v1.37.2
+// pkg/apis/*/validation, the generic metadata check and declarative
+// validation), in the server's order (those of one field, which the
+// server reports in map order, sorted by their text; a repeated error
+// once). It is nil when the metadata is valid or when the kind is not one
+// whose rules are known (see [KnowsBuiltinMetadata]). obj is not modified.
 //
-// Checked, as k8s.io/kubernetes v1.37.2 pkg/apis/*/validation checks them
-// through apimachinery's ValidateObjectMeta:
+// Checked, through apimachinery's ValidateObjectMeta:
 //
 //   - the name, by the kind's rule: a DNS-1123 label for Namespace,
-//     Service and StatefulSet, a path segment for the four RBAC kinds, a
-//     DNS-1123 subdomain for the other known kinds; a missing name with a
-//     generateName gets a generated one first (the prefix cut to 58
-//     characters and five characters the rules accept), and the
-//     generateName is checked as a prefix by the same rule; a CronJob's
-//     name has at most 52 characters;
-//   - the namespace: required and a DNS-1123 label for namespaced kinds,
-//     forbidden for cluster-scoped ones (the caller sets the namespace the
-//     request gives: kube-apiserver takes it from the URL);
-//   - generation not negative, labels (keys qualified names, values label
-//     values), annotations (keys qualified names, 256 KiB in all), owner
+//     Service and StatefulSet, a path segment for the four RBAC kinds and
+//     PodDisruptionBudget, a DNS-1123 subdomain for the other known kinds;
+//     a missing name with a generateName gets a generated one first (the
+//     prefix cut to 58 characters and five characters the rules accept),
+//     and the generateName is checked as a prefix by the same rule; a
+//     CronJob's name has at most 52 characters; a Namespace's name is
+//     also the value of its kubernetes.io/metadata.name label;
+//   - the namespace: required and a DNS-1123 label for namespaced kinds
+//     (the caller sets the namespace the request gives: kube-apiserver
+//     takes it from the URL); on a cluster-scoped kind the server drops
+//     it, so it is no error;
+//   - generation not negative (for the kinds whose strategy does not
+//     set it to 1), labels (keys qualified names, values label values),
+//     annotations (keys qualified names, 256 KiB in all), owner
 //     references (apiVersion, kind, name, uid, one controller) and
 //     finalizers (qualified names; without a slash, one of the standard
-//     names, for every kind but Lease), managed fields.
+//     names, for the kinds whose validation is the core API's), managed
+//     fields.
+//
+// A missing name without a generateName is reported as the validation's
+// "name or generateName is required"; for kinds whose declarative
+// validation drops that error, the server refuses the object anyway when
+// it computes its storage key (400 "Name parameter required.").
 //
 // Not checked: the kind's spec and status (its own validation beyond
 // metadata, including the metadata rules that depend on the spec, such as
-// an indexed Job's name, and a Pod's annotations of special meaning), metadata rules of kinds not in the table (Event, Node,
-// Endpoints, ReplicationController, PodDisruptionBudget, the admission
-// registration and certificate kinds and others: [KnowsBuiltinMetadata]
-// is false for them), metadata on update (immutable name, namespace, uid
-// and creation time), and whether the namespace exists.
+// an indexed Job's name, and a Pod's annotations of special meaning),
+// metadata rules of kinds not in the table (Event, Node, Endpoints,
+// ReplicationController, the admission registration and certificate
+// kinds and others: [KnowsBuiltinMetadata] is false for them), metadata
+// on update (immutable name, namespace, uid and creation time), and
+// whether the namespace exists.
 func ValidateBuiltinMetadata(obj *unstructured.Unstructured) field.ErrorList {
 	if obj == nil {
 		return nil
@@ -153,7 +171,23 @@ func ValidateBuiltinMetadata(obj *unstructured.Unstructured) field.ErrorList {
 		return errs
 	}
 	generateName(meta)
-	errs = apivalidation.ValidateObjectMeta(meta, builtinScopes()[gk], rule.name, path)
+	namespaced := builtinScopes()[gk]
+	if !namespaced {
+		meta.Namespace = "" // the server drops it
+	}
+	if rule.resetsGeneration {
+		meta.Generation = 1
+	}
+	if gk == (schema.GroupKind{Kind: "Namespace"}) {
+		// The server labels every namespace with its name.
+		labels := make(map[string]string, len(meta.Labels)+1)
+		for k, v := range meta.Labels {
+			labels[k] = v
+		}
+		labels["kubernetes.io/metadata.name"] = meta.Name
+		meta.Labels = labels
+	}
+	errs = apivalidation.ValidateObjectMeta(meta, namespaced, rule.name, path)
 	if rule.finalizers {
 		for i, f := range meta.Finalizers {
 			if !strings.Contains(f, "/") && !slices.Contains(standardFinalizers, f) {
@@ -164,7 +198,20 @@ func ValidateBuiltinMetadata(obj *unstructured.Unstructured) field.ErrorList {
 	if rule.maxName > 0 && len(meta.Name) > rule.maxName {
 		errs = append(errs, field.Invalid(path.Child("name"), meta.Name, fmt.Sprintf("must be no more than %d characters", rule.maxName)))
 	}
-	return sameFieldSorted(errs)
+	return dedupe(sameFieldSorted(errs))
+}
+
+// dedupe drops the errors equal to the one before them: the server
+// reports a repeated problem (a finalizer given twice, say) once.
+func dedupe(errs field.ErrorList) field.ErrorList {
+	out := errs[:0]
+	for i, e := range errs {
+		if i > 0 && e.Error() == errs[i-1].Error() {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // sameFieldSorted sorts the runs of errs on one field by their text: the

@@ -19,8 +19,13 @@ func TestValidateBuiltinMetadata(t *testing.T) {
 	}{
 		{"valid pod", gvk("", "v1", "Pod"), map[string]any{"name": "web", "namespace": "default"}, nil},
 		{"pod without namespace", gvk("", "v1", "Pod"), map[string]any{"name": "web"}, []string{"metadata.namespace: Required value"}},
-		{"namespace in a namespace", gvk("", "v1", "Namespace"), map[string]any{"name": "team", "namespace": "default"}, []string{"metadata.namespace: Forbidden"}},
+		{"cluster-scoped kind in a namespace", gvk("", "v1", "Namespace"), map[string]any{"name": "team", "namespace": "default"}, nil},
 		{"namespace name with a dot", gvk("", "v1", "Namespace"), map[string]any{"name": "a.b"}, []string{"metadata.name: Invalid value"}},
+		{"namespace name with a colon", gvk("", "v1", "Namespace"), map[string]any{"name": "a:b"}, []string{"metadata.name: Invalid value", "metadata.labels: Invalid value"}},
+		{"negative generation reset", gvk("apps", "v1", "Deployment"), map[string]any{"name": "d", "namespace": "default", "generation": int64(-1)}, nil},
+		{"negative generation", gvk("", "v1", "ConfigMap"), map[string]any{"name": "c", "namespace": "default", "generation": int64(-1)}, []string{"metadata.generation: Invalid value"}},
+		{"finalizer given twice", gvk("", "v1", "ConfigMap"), map[string]any{"name": "c", "namespace": "default", "finalizers": []any{"a b/c", "a b/c"}}, []string{"metadata.finalizers: Invalid value"}},
+		{"pdb name", gvk("policy", "v1", "PodDisruptionBudget"), map[string]any{"name": "Web_1", "namespace": "default"}, nil},
 		{"configmap name with a dot", gvk("", "v1", "ConfigMap"), map[string]any{"name": "a.b", "namespace": "default"}, nil},
 		{"statefulset name with a dot", gvk("apps", "v1", "StatefulSet"), map[string]any{"name": "a.b", "namespace": "default"}, []string{"metadata.name: Invalid value"}},
 		{"role name with a colon", gvk("rbac.authorization.k8s.io", "v1", "ClusterRole"), map[string]any{"name": "system:Admin"}, nil},
@@ -32,7 +37,7 @@ func TestValidateBuiltinMetadata(t *testing.T) {
 		{"bad label and finalizer", gvk("", "v1", "Secret"), map[string]any{"name": "s", "namespace": "default", "labels": map[string]any{"a": "-x"}, "finalizers": []any{"foo"}}, []string{"metadata.labels: Invalid value", "metadata.finalizers[0]: Invalid value"}},
 		{"lease finalizer", gvk("coordination.k8s.io", "v1", "Lease"), map[string]any{"name": "l", "namespace": "default", "finalizers": []any{"foo"}}, nil},
 		{"metadata not a map", gvk("", "v1", "Pod"), nil, []string{"metadata: Invalid value"}},
-		{"unknown kind", gvk("policy", "v1", "PodDisruptionBudget"), map[string]any{"name": "Bad_Name"}, nil},
+		{"unknown kind", gvk("", "v1", "Event"), map[string]any{"name": "Bad_Name"}, nil},
 		{"custom kind", gvk("example.com", "v1", "Pod"), map[string]any{"name": "Bad_Name"}, nil},
 	}
 	for _, tt := range tests {
