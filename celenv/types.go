@@ -156,7 +156,20 @@ func (p *typeProvider) NewValue(name string, fields map[string]ref.Val) ref.Val 
 	return p.base.NewValue(name, fields)
 }
 
-func (p *typeProvider) NativeToValue(v any) ref.Val { return p.adapter.NativeToValue(v) }
+// NativeToValue adapts v. CEL values, which cel-go adapts every selected
+// field and variable as, are returned as they are, as every adapter would
+// return them, without a dynamic call and two type switches; cel-go's
+// adapter dereferences pointers to its primitive values.
+func (p *typeProvider) NativeToValue(v any) ref.Val {
+	if r, ok := v.(ref.Val); ok {
+		switch r.(type) {
+		case *types.Bool, *types.Bytes, *types.Double, *types.Int, *types.String, *types.Uint:
+		default:
+			return r
+		}
+	}
+	return p.adapter.NativeToValue(v)
+}
 
 // variableFieldType maps the static type of a compiled variable to the field
 // type under which `variables.<name>` is declared. Like the API server, only
