@@ -75,6 +75,17 @@ var builtinNameRules = map[schema.GroupKind]nameRule{
 	{Group: "storage.k8s.io", Kind: "StorageClass"}:         {apivalidation.NameIsDNSSubdomain, true, false, 0},
 	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:      {apivalidation.NameIsDNSSubdomain, true, true, 0},
 	{Group: "coordination.k8s.io", Kind: "Lease"}:           {apivalidation.NameIsDNSSubdomain, false, false, 0},
+	{Kind: "Node"}:        {apivalidation.NameIsDNSSubdomain, true, false, 0},
+	{Kind: "Endpoints"}:   {apivalidation.NameIsDNSSubdomain, true, false, 0},
+	{Kind: "PodTemplate"}: {apivalidation.NameIsDNSSubdomain, true, true, 0},
+
+	{Group: "node.k8s.io", Kind: "RuntimeClass"}:        {apivalidation.NameIsDNSSubdomain, false, false, 0},
+	{Group: "storage.k8s.io", Kind: "CSIDriver"}:        {apivalidation.NameIsDNSSubdomain, true, false, 0},
+	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}: {apivalidation.NameIsDNSSubdomain, true, false, 0},
+
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: {apivalidation.NameIsDNSSubdomain, false, true, 0},
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   {apivalidation.NameIsDNSSubdomain, false, true, 0},
+
 	// PodDisruptionBudget's validation leaves metadata to the generic
 	// check of every create, whose name rule is a path segment.
 	{Group: "policy", Kind: "PodDisruptionBudget"}: {pathSegmentName, false, true, 0},
@@ -151,9 +162,11 @@ func BuiltinNamespaced(gvk schema.GroupVersionKind) bool {
 // Not checked: the kind's spec and status (its own validation beyond
 // metadata, including the metadata rules that depend on the spec, such as
 // an indexed Job's name, and a Pod's annotations of special meaning),
-// metadata rules of kinds not in the table (Event, Node, Endpoints,
-// ReplicationController, the admission registration and certificate
-// kinds and others: [KnowsBuiltinMetadata] is false for them), metadata
+// metadata rules of kinds not in the table (Event,
+// ReplicationController, the admission policies and their bindings, which
+// [github.com/vapkit/vapkit/typecheck.ValidatePolicy] checks, the
+// certificate, resource and flow-control kinds and others:
+// [KnowsBuiltinMetadata] is false for them), metadata
 // on update (immutable name, namespace, uid and creation time), and
 // whether the namespace exists.
 func ValidateBuiltinMetadata(obj *unstructured.Unstructured) field.ErrorList {

@@ -13,7 +13,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
+	_ "k8s.io/kubernetes/pkg/apis/node/install"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	regmutatingwebhookconfiguration "k8s.io/kubernetes/pkg/registry/admissionregistration/mutatingwebhookconfiguration"
+	regvalidatingwebhookconfiguration "k8s.io/kubernetes/pkg/registry/admissionregistration/validatingwebhookconfiguration"
+	regendpoint "k8s.io/kubernetes/pkg/registry/core/endpoint"
+	regnode "k8s.io/kubernetes/pkg/registry/core/node"
+	regpodtemplate "k8s.io/kubernetes/pkg/registry/core/podtemplate"
+	regruntimeclass "k8s.io/kubernetes/pkg/registry/node/runtimeclass"
+	regcsidriver "k8s.io/kubernetes/pkg/registry/storage/csidriver"
+	regvolumeattachment "k8s.io/kubernetes/pkg/registry/storage/volumeattachment"
 
 	"github.com/vapkit/vapkit/typecheck"
 
@@ -87,6 +97,14 @@ var strategies = []struct {
 	{gv("discovery.k8s.io", "v1", "EndpointSlice"), regendpointslice.Strategy},
 	{gv("coordination.k8s.io", "v1", "Lease"), reglease.Strategy},
 	{gv("policy", "v1", "PodDisruptionBudget"), regpoddisruptionbudget.Strategy},
+	{gv("", "v1", "Node"), regnode.Strategy},
+	{gv("", "v1", "Endpoints"), regendpoint.Strategy},
+	{gv("", "v1", "PodTemplate"), regpodtemplate.Strategy},
+	{gv("node.k8s.io", "v1", "RuntimeClass"), regruntimeclass.Strategy},
+	{gv("storage.k8s.io", "v1", "CSIDriver"), regcsidriver.Strategy},
+	{gv("storage.k8s.io", "v1", "VolumeAttachment"), regvolumeattachment.Strategy},
+	{gv("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration"), regvalidatingwebhookconfiguration.Strategy},
+	{gv("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration"), regmutatingwebhookconfiguration.Strategy},
 }
 
 // serverMetadataErrors returns the errors under metadata kube-apiserver
