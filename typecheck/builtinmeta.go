@@ -179,15 +179,12 @@ func ValidateBuiltinMetadata(obj *unstructured.Unstructured) field.ErrorList {
 		return nil
 	}
 	path := field.NewPath("metadata")
-	meta, errs := objectMeta(obj)
+	namespaced := builtinScopes()[gk]
+	meta, errs := objectMeta(clusterScoped(obj, namespaced))
 	if errs != nil {
 		return errs
 	}
 	generateName(meta)
-	namespaced := builtinScopes()[gk]
-	if !namespaced {
-		meta.Namespace = "" // the server drops it
-	}
 	if rule.resetsGeneration {
 		meta.Generation = 1
 	}
@@ -240,6 +237,18 @@ func sameFieldSorted(errs field.ErrorList) field.ErrorList {
 		i = j
 	}
 	return errs
+}
+
+// clusterScoped returns obj, or a copy without metadata.namespace when
+// obj is not namespaced: the server drops the namespace of a
+// cluster-scoped object before validating it.
+func clusterScoped(obj *unstructured.Unstructured, namespaced bool) *unstructured.Unstructured {
+	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "namespace"); !found || namespaced {
+		return obj
+	}
+	obj = obj.DeepCopy()
+	unstructured.RemoveNestedField(obj.Object, "metadata", "namespace")
+	return obj
 }
 
 // objectMeta decodes obj's metadata; the errors say why it cannot be.

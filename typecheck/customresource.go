@@ -38,8 +38,8 @@ import (
 //
 // On create, the object's metadata is checked too (apimachinery's
 // ValidateObjectMetaDeclaratively, as the server calls it: name a DNS
-// subdomain, namespace required for namespaced kinds and forbidden
-// otherwise, labels, annotations, finalizers, owner references...), after
+// subdomain, namespace required for namespaced kinds (dropped, as the
+// server drops it, for cluster-scoped ones), labels, annotations, finalizers, owner references...), after
 // a name is generated from generateName as the server would. The caller
 // sets the namespace the request gives.
 //
@@ -165,7 +165,7 @@ func (cv *crVersion) defaulted(obj *unstructured.Unstructured) map[string]any {
 // as the server generates it before validation (the random suffix is
 // five characters the name rules accept).
 func metadataErrors(obj *unstructured.Unstructured, namespaced bool) field.ErrorList {
-	meta, errs := objectMeta(obj)
+	meta, errs := objectMeta(clusterScoped(obj, namespaced))
 	if errs != nil {
 		return errs
 	}

@@ -413,6 +413,11 @@ func upstreamErrors(t *testing.T, crdObj map[string]any, obj map[string]any) []s
 		if gn, _ := m["generateName"].(string); gn != "" && m["name"] == nil {
 			m["name"] = gn + "xxxxx"
 		}
+		// rest.BeforeCreate drops the namespace of a cluster-scoped
+		// object before validating it.
+		if !namespaced {
+			delete(m, "namespace")
+		}
 	}
 	var out []string
 	for _, e := range strategy.Validate(context.Background(), &unstructured.Unstructured{Object: obj}) {
