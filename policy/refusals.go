@@ -76,7 +76,9 @@ func Refusals(env *celenv.Env, m *manifest.Set) []Refusal {
 			add(field.Duplicate(field.NewPath("metadata", "name"), p.Name))
 		}
 		policies[p.Name] = true
-		for _, e := range apivalidation.ValidatePolicy(exprcheck.Compiler(env), defaultedPolicy(p), nil) {
+		dp := defaultedPolicy(p)
+		dp.Namespace = "" // the server drops a cluster-scoped object's namespace
+		for _, e := range apivalidation.ValidatePolicy(exprcheck.Compiler(env), dp, nil) {
 			add(e)
 		}
 	}
@@ -92,7 +94,9 @@ func Refusals(env *celenv.Env, m *manifest.Set) []Refusal {
 			add(field.Duplicate(field.NewPath("metadata", "name"), b.Name))
 		}
 		bindings[b.Name] = true
-		for _, e := range apivalidation.ValidateBinding(defaultedBinding(b)) {
+		db := defaultedBinding(b)
+		db.Namespace = ""
+		for _, e := range apivalidation.ValidateBinding(db) {
 			add(e)
 		}
 		if b.Spec.PolicyName != "" && !policies[b.Spec.PolicyName] {
