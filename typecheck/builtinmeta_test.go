@@ -1,6 +1,9 @@
 package typecheck_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -72,4 +75,41 @@ func TestBuiltinScope(t *testing.T) {
 
 func gvk(group, version, kind string) schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: group, Version: version, Kind: kind}
+}
+
+// FuzzValidateBuiltinMetadata: any metadata, of any known or unknown
+// kind, gets an answer without a panic, the same answer twice, and the
+// object is not modified.
+func FuzzValidateBuiltinMetadata(f *testing.F) {
+	f.Add("Pod", `{"name": "web", "namespace": "default"}`)
+	f.Add("Namespace", `{"name": "a:b", "namespace": "x", "labels": {"a": "-b"}}`)
+	f.Add("CronJob", `{"generateName": "Web-", "finalizers": ["foo", "foo"], "generation": -1}`)
+	f.Add("Deployment", `{"ownerReferences": [{"apiVersion": "", "controller": true}, {"controller": true}]}`)
+	f.Add("Role", `{"name": "a/b", "labels": {"a": 1}}`)
+	f.Add("ConfigMap", `"metadata"`)
+	kinds := map[string]schema.GroupVersionKind{
+		"Pod": gvk("", "v1", "Pod"), "Namespace": gvk("", "v1", "Namespace"), "CronJob": gvk("batch", "v1", "CronJob"),
+		"Deployment": gvk("apps", "v1", "Deployment"), "Role": gvk("rbac.authorization.k8s.io", "v1", "Role"),
+		"ConfigMap": gvk("", "v1", "ConfigMap"),
+	}
+	f.Fuzz(func(t *testing.T, kind, metadata string) {
+		var m any
+		if err := json.Unmarshal([]byte(metadata), &m); err != nil {
+			return
+		}
+		k, ok := kinds[kind]
+		if !ok {
+			k = gvk("example.com", "v1", kind)
+		}
+		u := &unstructured.Unstructured{Object: map[string]any{"metadata": m}}
+		u.SetGroupVersionKind(k)
+		before := u.DeepCopy()
+		first := fmt.Sprint(typecheck.ValidateBuiltinMetadata(u))
+		if second := fmt.Sprint(typecheck.ValidateBuiltinMetadata(u)); first != second {
+			t.Errorf("answers differ:\n%s\n%s", first, second)
+		}
+		if !reflect.DeepEqual(before, u) {
+			t.Error("the object was modified")
+		}
+	})
 }
