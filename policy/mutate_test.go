@@ -80,6 +80,19 @@ func typedDeploymentRequest(op admissionv1.Operation) *policy.Request {
 	return req
 }
 
+// unstructuredDeploymentRequest is typedDeploymentRequest's CREATE with the
+// Deployment unstructured, as policy.NewRequest keeps an unstructured
+// manifest.
+func unstructuredDeploymentRequest() *policy.Request {
+	req := typedDeploymentRequest(admissionv1.Create)
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(req.Object)
+	if err != nil {
+		panic(err)
+	}
+	req.Object = &unstructured.Unstructured{Object: m}
+	return req
+}
+
 type mutCase struct {
 	name     string
 	policies [][]string // name, failurePolicy, reinvocationPolicy, mutations...
@@ -118,6 +131,16 @@ func TestMutatingPolicies(t *testing.T) {
 			policies: [][]string{{"strict", "Ignore", "Never", `json:[JSONPatch{op: "replace", path: "/spec/paused2", value: true}]`}},
 			code:     500, reason: "InternalError",
 			message: `Internal error occurred: strict decoding error: unknown field "spec.paused2"`},
+		{name: "an unstructured Deployment is patched as the typed object the server holds",
+			policies: [][]string{{"strict", "Ignore", "Never", `json:[JSONPatch{op: "replace", path: "/spec/paused2", value: true}]`}},
+			req:      unstructuredDeploymentRequest,
+			code:     500, reason: "InternalError",
+			message: `Internal error occurred: strict decoding error: unknown field "spec.paused2"`},
+		{name: "a wrong type in a patched unstructured Deployment is the server's 500",
+			policies: [][]string{{"wrong", "Fail", "Never", `json:[JSONPatch{op: "replace", path: "/spec/replicas", value: "three"}]`}},
+			req:      unstructuredDeploymentRequest,
+			code:     500, reason: "InternalError",
+			message: `Internal error occurred: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`},
 		{name: "a patch that panics the API server is a 500",
 			policies: [][]string{{"panics", "Ignore", "Never", `json:[JSONPatch{op: "test", path: ""}]`}},
 			code:     500, reason: "InternalError",

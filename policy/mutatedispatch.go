@@ -56,11 +56,17 @@ func (vs *versionedSet) get(kind schema.GroupVersionKind) (*versionedObject, err
 			return nil, nil
 		}
 		if kind != vs.st.req.Kind && obj.GetObjectKind().GroupVersionKind() != kind {
-			return vs.st.e.converter.Convert(obj, kind)
+			converted, err := vs.st.e.converter.Convert(obj, kind)
+			if err != nil {
+				return nil, err
+			}
+			return builtin.Typed(converted)
 		}
 		obj = obj.DeepCopyObject()
 		obj.GetObjectKind().SetGroupVersionKind(kind)
-		return obj, nil
+		// The server holds built-in objects typed: patches to them decode
+		// strictly into their type.
+		return builtin.Typed(obj)
 	}
 	obj, err := convert(vs.st.req.Object)
 	if err != nil {

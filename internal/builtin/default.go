@@ -20,15 +20,10 @@ func Default(obj runtime.Object) (runtime.Object, error) {
 	case nil:
 		return nil, nil
 	case *unstructured.Unstructured:
-		gvk := o.GroupVersionKind()
-		if !isTyped(gvk) {
+		if !isTyped(o.GroupVersionKind()) {
 			return obj, nil
 		}
-		raw, err := json.Marshal(o.Object)
-		if err != nil {
-			return nil, fmt.Errorf("encoding %s: %w", gvk, err)
-		}
-		typed, err := decodeTyped(raw, gvk)
+		typed, err := Typed(o)
 		if err != nil {
 			return nil, err
 		}
@@ -44,4 +39,22 @@ func Default(obj runtime.Object) (runtime.Object, error) {
 	copied := obj.DeepCopyObject()
 	Scheme().Default(copied)
 	return copied, nil
+}
+
+// Typed returns an unstructured object of a built-in kind as the typed
+// k8s.io/api struct the API server holds it in (fields the type does not
+// know are dropped, as [DecodeJSON] drops them); any other object comes back
+// as it is. An object that does not decode into its type is an error. obj
+// is not modified.
+func Typed(obj runtime.Object) (runtime.Object, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || !isTyped(u.GroupVersionKind()) {
+		return obj, nil
+	}
+	gvk := u.GroupVersionKind()
+	raw, err := json.Marshal(u.Object)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", gvk, err)
+	}
+	return decodeTyped(raw, gvk)
 }
