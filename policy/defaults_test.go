@@ -163,7 +163,7 @@ func TestCompileAPIIssues(t *testing.T) {
 	}
 	want := []string{
 		`validatingAdmissionPolicy[max-replicas].spec.matchConstraints.resourceRules[0].operations: Required value`,
-		`validatingAdmissionPolicy[max-replicas].spec.validations[0].message: Invalid value: "two\nlines": message must not contain line breaks`,
+		`validatingAdmissionPolicy[max-replicas].spec.validations[0].message: Invalid value: "two\nlines": must not contain line breaks`,
 		`validatingAdmissionPolicyBinding[max-replicas].spec.paramRef.parameterNotFoundAction: Required value`,
 		`validatingAdmissionPolicyBinding[max-replicas].spec.validationActions: Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn`,
 		`options.namespaces: Required value: Options.Namespaces is nil`,

@@ -504,13 +504,13 @@ func TestValidatePolicy(t *testing.T) {
 		modify: func(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
 			p.Spec.Validations[0].Message = " "
 		},
-		want: []string{`spec.validations[0].message: Invalid value: " ": message must be non-empty if specified`},
+		want: []string{`spec.validations[0].message: Invalid value: " ": must be non-empty if specified`},
 	}, {
 		name: "message must not contain line breaks",
 		modify: func(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
 			p.Spec.Validations[0].Message = "a\nb\n"
 		},
-		want: []string{`spec.validations[0].message: Invalid value: "a\nb\n": message must not contain line breaks`},
+		want: []string{`spec.validations[0].message: Invalid value: "a\nb\n": must not contain line breaks`},
 	}, {
 		name: `"Invalid Validations Reason"`,
 		modify: func(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
@@ -795,7 +795,7 @@ func TestValidateTestdata(t *testing.T) {
 		// upstream's plugin tests, builds policies API validation refuses.
 		"params-kind-unknown-binding-unselected.yaml: policy policy-a": {`spec.validations[1]` + unauthorized},
 		"params-kind-unknown-binding-unselected.yaml: policy policy-b": {`spec.auditAnnotations[0].valueExpression: Invalid value: "1": must evaluate to one of [string null_type] but got int`},
-		"params-kind-unknown-binding-unselected.yaml: policy policy-c": {`spec.validations[0].message: Invalid value: "needs\nreview": message must not contain line breaks`},
+		"params-kind-unknown-binding-unselected.yaml: policy policy-c": {`spec.validations[0].message: Invalid value: "needs\nreview": must not contain line breaks`},
 	}
 	files, err := filepath.Glob("../policy/testdata/cases/*.yaml")
 	if err != nil || len(files) == 0 {

@@ -339,9 +339,9 @@ func validateValidation(scope Scope, v *admissionregistrationv1.Validation, stor
 	}
 	msg := strings.TrimSpace(v.Message)
 	if v.Message != "" && msg == "" {
-		errs = append(errs, field.Invalid(path.Child("message"), v.Message, "message must be non-empty if specified"))
+		errs = append(errs, field.Invalid(path.Child("message"), v.Message, "must be non-empty if specified"))
 	} else if strings.ContainsAny(msg, "\n\r") {
-		errs = append(errs, field.Invalid(path.Child("message"), v.Message, "message must not contain line breaks"))
+		errs = append(errs, field.Invalid(path.Child("message"), v.Message, "must not contain line breaks"))
 	}
 	if v.Reason != nil && !isOneOf(string(*v.Reason), supportedReasons) {
 		errs = append(errs, field.NotSupported(path.Child("reason"), *v.Reason, supportedReasons))
