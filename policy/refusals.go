@@ -47,11 +47,16 @@ func (r Refusal) Error() string {
 //     answers AlreadyExists);
 //   - a binding whose policy m does not hold. The server creates such a
 //     binding, but it enforces nothing, so a test of it would pass
-//     vacuously.
+//     vacuously;
+//   - the same for MutatingAdmissionPolicies and their bindings, as
+//     [github.com/vapkit/vapkit/typecheck.ValidateMutatingPolicy] and
+//     [github.com/vapkit/vapkit/typecheck.ValidateMutatingBinding] report
+//     them.
 //
 // Decoding problems (unknown fields, wrong types, kinds no server serves)
 // are refused earlier, by [manifest.Load]. A nil env selects the default
-// version. The result is in input order: policies, then bindings; it is nil
+// version. The result is in input order: validating policies, their
+// bindings, mutating policies, their bindings; it is nil
 // when nothing would be refused. m is not modified.
 func Refusals(env *celenv.Env, m *manifest.Set) []Refusal {
 	if m == nil {
@@ -63,6 +68,13 @@ func Refusals(env *celenv.Env, m *manifest.Set) []Refusal {
 			return []Refusal{{Err: field.InternalError(nil, err)}}
 		}
 	}
+	out := validatingRefusals(env, m)
+	return append(out, mutatingRefusals(env, m)...)
+}
+
+// validatingRefusals are the refusals of m's ValidatingAdmissionPolicies
+// and their bindings.
+func validatingRefusals(env *celenv.Env, m *manifest.Set) []Refusal {
 	var out []Refusal
 	policies := make(map[string]bool, len(m.Policies))
 	for _, p := range m.Policies {
@@ -100,12 +112,65 @@ func Refusals(env *celenv.Env, m *manifest.Set) []Refusal {
 			add(e)
 		}
 		if b.Spec.PolicyName != "" && !policies[b.Spec.PolicyName] {
-			e := field.NotFound(field.NewPath("spec", "policyName"), b.Spec.PolicyName)
-			e.Detail = "no such ValidatingAdmissionPolicy is given; the binding would enforce nothing"
-			add(e)
+			add(unboundPolicy("ValidatingAdmissionPolicy", b.Spec.PolicyName))
 		}
 	}
 	return out
+}
+
+// mutatingRefusals are the refusals of m's MutatingAdmissionPolicies and
+// their bindings, by the same rules as the validating ones'.
+func mutatingRefusals(env *celenv.Env, m *manifest.Set) []Refusal {
+	var out []Refusal
+	policies := make(map[string]bool, len(m.MutatingPolicies))
+	for _, p := range m.MutatingPolicies {
+		if p == nil {
+			continue
+		}
+		add := func(e *field.Error) {
+			out = append(out, Refusal{Kind: "MutatingAdmissionPolicy", Name: p.Name, Object: p, Err: e})
+		}
+		if policies[p.Name] {
+			add(field.Duplicate(field.NewPath("metadata", "name"), p.Name))
+		}
+		policies[p.Name] = true
+		dp := p.DeepCopy()
+		manifest.SetMutatingPolicyDefaults(dp)
+		dp.Namespace = ""
+		for _, e := range apivalidation.ValidateMutatingPolicy(exprcheck.Compiler(env), dp, nil) {
+			add(e)
+		}
+	}
+	bindings := make(map[string]bool, len(m.MutatingBindings))
+	for _, b := range m.MutatingBindings {
+		if b == nil {
+			continue
+		}
+		add := func(e *field.Error) {
+			out = append(out, Refusal{Kind: "MutatingAdmissionPolicyBinding", Name: b.Name, Object: b, Err: e})
+		}
+		if bindings[b.Name] {
+			add(field.Duplicate(field.NewPath("metadata", "name"), b.Name))
+		}
+		bindings[b.Name] = true
+		db := b.DeepCopy()
+		manifest.SetMutatingBindingDefaults(db)
+		db.Namespace = ""
+		for _, e := range apivalidation.ValidateMutatingBinding(db) {
+			add(e)
+		}
+		if b.Spec.PolicyName != "" && !policies[b.Spec.PolicyName] {
+			add(unboundPolicy("MutatingAdmissionPolicy", b.Spec.PolicyName))
+		}
+	}
+	return out
+}
+
+// unboundPolicy is the refusal of a binding whose policy is not given.
+func unboundPolicy(kind, name string) *field.Error {
+	e := field.NotFound(field.NewPath("spec", "policyName"), name)
+	e.Detail = "no such " + kind + " is given; the binding would enforce nothing"
+	return e
 }
 
 // refusalsError joins refusals into one error, for [NewTester].
