@@ -368,7 +368,8 @@ func (r *runner) resource(ref objRef) dynamic.ResourceInterface {
 }
 
 func (r *runner) delete(ctx context.Context, ref objRef) error {
-	err := r.resource(ref).Delete(ctx, ref.name, metav1.DeleteOptions{})
+	zero := int64(0) // no kubelet finishes a graceful deletion here
+	err := r.resource(ref).Delete(ctx, ref.name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting %s %s/%s: %w", ref.gvr.Resource, ref.namespace, ref.name, err)
 	}
