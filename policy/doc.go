@@ -226,6 +226,18 @@
 // first mutation that runs, and Decision.Patch carries them, as the
 // server's patch for such an object would.
 //
+// Not modelled: what the API server's registry does between mutating and
+// validating admission. The store prepares and validates the object
+// before it calls validating admission (k8s.io/apiserver@v0.37.2
+// pkg/registry/generic/registry/store.go, Create: rest.BeforeCreate, then
+// the validating admission function), so on a server the validating
+// policies, though not the mutating ones, see metadata.uid and
+// generation, a Job's generated selector, a Service's allocated clusterIP
+// and ipFamilies, a Pod's status.phase and qosClass, and an object the
+// kind's API validation refuses never reaches them (422). vapkit hands
+// the validating policies the object as mutating admission left it.
+// conformance/cmd/serverdiff shows these cases against a kube-apiserver.
+//
 // Changes that cannot alter what vapkit computes, and why:
 //
 //   - 1.37: a param missing from the informer cache is fetched directly
