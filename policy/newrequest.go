@@ -63,7 +63,9 @@ type RequestOptions struct {
 // decodes (a container's imagePullPolicy and terminationMessagePath, a
 // Deployment's replicas and strategy, ...), so policies see what they see
 // in a cluster; already defaulted objects, such as those read from a
-// cluster, stay as they are. Custom resources are taken as given.
+// cluster, stay as they are. An unstructured object of a built-in kind
+// is held as its typed k8s.io/api struct, as the API server holds it.
+// Custom resources are taken as given.
 //
 // The objects are not modified: where apiVersion, kind or the namespace
 // must be filled in, or defaults applied, the request holds a copy. The request's Namespace

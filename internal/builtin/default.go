@@ -12,9 +12,10 @@ import (
 // has decoded it: with the defaults kube-apiserver 1.37 fills in (the
 // defaulting functions registered on [Scheme], see package defaulting).
 // A typed object comes back as a defaulted copy of the same type; an
-// unstructured object of a built-in kind takes the round trip through its
-// typed struct, as [ToUnstructured] does, and comes back unstructured; any
-// other object (custom kinds) comes back as it is. obj is not modified.
+// unstructured object of a built-in kind comes back as its defaulted typed
+// struct (see [Typed]), the form the API server and the evaluator hold it
+// in, so that it is not converted again; any other object (custom kinds)
+// comes back as it is. obj is not modified.
 func Default(obj runtime.Object) (runtime.Object, error) {
 	switch o := obj.(type) {
 	case nil:
@@ -28,11 +29,7 @@ func Default(obj runtime.Object) (runtime.Object, error) {
 			return nil, err
 		}
 		Scheme().Default(typed)
-		m, err := typedToUnstructured(typed)
-		if err != nil {
-			return nil, err
-		}
-		return &unstructured.Unstructured{Object: m}, nil
+		return typed, nil
 	case runtime.Unstructured:
 		return obj, nil
 	}
