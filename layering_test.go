@@ -37,6 +37,7 @@ var tiers = map[string]int{
 	"internal/builtin":              tierInternal,
 	"internal/builtin/internal/gen": tierInternal,
 	"internal/builtin/defaulting":   tierInternal,
+	"internal/builtin/objectmeta":   tierInternal,
 	"internal/celbridge":            tierInternal,
 	"internal/celvalue":             tierInternal,
 	"internal/costcheck":            tierInternal,

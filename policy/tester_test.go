@@ -421,3 +421,54 @@ spec: {policyName: owned, validationActions: [Deny]}
 		t.Errorf("owner label = %q, want platform", got)
 	}
 }
+
+// TestTesterRefusesMetadataTheServerRefuses: an object whose metadata the
+// API server refuses on create (422, before any policy runs) fails the
+// check with the server's message; the same object passes on UPDATE,
+// whose metadata rules the Tester does not model.
+func TestTesterRefusesMetadataTheServerRefuses(t *testing.T) {
+	tester := newTester(t, testerPolicies)
+	deployment := func(meta metav1.ObjectMeta) *appsv1.Deployment {
+		replicas := int32(2)
+		return &appsv1.Deployment{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+			ObjectMeta: meta,
+			Spec:       appsv1.DeploymentSpec{Replicas: &replicas},
+		}
+	}
+	owner := map[string]string{"owner": "x"}
+	tests := []struct {
+		name string
+		obj  runtime.Object
+		want string // "" for no error
+	}{
+		{"valid", deployment(metav1.ObjectMeta{Name: "web", Labels: owner}), ""},
+		{"namespace filled in", deployment(metav1.ObjectMeta{Name: "web", Namespace: "", Labels: owner}), ""},
+		{"generated name", deployment(metav1.ObjectMeta{GenerateName: "web-", Labels: owner}), ""},
+		{"upper-case name", deployment(metav1.ObjectMeta{Name: "Web", Labels: owner}),
+			`object: the API server refuses to create it: Deployment.apps "Web" is invalid: metadata.name: Invalid value: "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
+		{"bad label value", deployment(metav1.ObjectMeta{Name: "web", Labels: map[string]string{"owner": "-x"}}),
+			`object: the API server refuses to create it: Deployment.apps "web" is invalid: metadata.labels: Invalid value: "-x": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`},
+		{"unstructured, no name", &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"labels": map[string]any{"owner": "x"}},
+			"spec":     map[string]any{"replicas": int64(2)},
+		}}, `object: the API server refuses to create it: Deployment.apps "" is invalid: metadata.name: Required value: name or generateName is required`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tester.CheckCreate(t.Context(), tc.obj, policy.Expect{})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("CheckCreate() error = %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+	old := deployment(metav1.ObjectMeta{Name: "Web", Namespace: "default", Labels: owner})
+	if err := tester.CheckUpdate(t.Context(), old.DeepCopy(), old, policy.Expect{}); err != nil {
+		t.Errorf("CheckUpdate() error = %v, want nil (update metadata is not checked)", err)
+	}
+}

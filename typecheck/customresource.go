@@ -20,6 +20,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/validate"
 
 	"github.com/vapkit/vapkit/internal/builtin"
+	"github.com/vapkit/vapkit/internal/builtin/objectmeta"
 	"github.com/vapkit/vapkit/internal/mutation"
 )
 
@@ -165,11 +166,10 @@ func (cv *crVersion) defaulted(obj *unstructured.Unstructured) map[string]any {
 // as the server generates it before validation (the random suffix is
 // five characters the name rules accept).
 func metadataErrors(obj *unstructured.Unstructured, namespaced bool) field.ErrorList {
-	meta, errs := objectMeta(clusterScoped(obj, namespaced))
+	meta, errs := objectmeta.Prepared(obj, namespaced)
 	if errs != nil {
 		return errs
 	}
-	generateName(meta)
 	return apivalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, meta, nil, namespaced, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
 }
 
