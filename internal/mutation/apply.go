@@ -51,18 +51,26 @@ func merge(tc *TypeConverter, obj runtime.Object, patch *unstructured.Unstructur
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert patch object to typed object: %w", err)
 	}
+	a := value.NewFreelistAllocator()
 	// hasAtomics first: findAtomics builds every path it visits.
-	if hasAtomics(value.NewFreelistAllocator(), p.Schema(), p.TypeRef(), p.AsValue()) {
+	if hasAtomics(a, p.Schema(), p.TypeRef(), p.AsValue()) {
 		if atomics := findAtomics(nil, p.Schema(), p.TypeRef(), p.AsValue()); len(atomics) > 0 {
 			return nil, fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %v", strings.Join(atomics, ", "))
 		}
 	}
-	live, err := tc.ObjectToTyped(obj, typed.AllowDuplicates)
+	live, owned, err := tc.liveValue(a, obj)
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert original object to typed object: %w", err)
 	}
-	if u, ok := mergeTouched(live, p); ok {
+	if u, ok := mergeTouched(a, live, p, owned); ok {
 		return &unstructured.Unstructured{Object: u}, nil
+	}
+	if owned {
+		// The library's merge of the object as it types it, so that its
+		// error reads as upstream's.
+		if live, err = tc.ObjectToTyped(obj, typed.AllowDuplicates); err != nil {
+			return nil, fmt.Errorf("failed to convert original object to typed object: %w", err)
+		}
 	}
 	merged, err := live.Merge(p)
 	if err != nil {
@@ -85,8 +93,12 @@ func merge(tc *TypeConverter, obj runtime.Object, patch *unstructured.Unstructur
 // two values itself; a scalar is the patch's. ok is false when the merge failed or the
 // result is not an object: Merge then runs on the whole object, so that
 // its error names the field as upstream's does.
-func mergeTouched(live, p *typed.TypedValue) (out map[string]any, ok bool) {
-	c := newCopier(value.NewFreelistAllocator())
+//
+// When owned, live's value is unstructured data made for this merge
+// alone: the fields only live holds are taken as they are, not copied.
+func mergeTouched(a value.Allocator, live, p *typed.TypedValue, owned bool) (out map[string]any, ok bool) {
+	c := newCopier(a)
+	c.share = owned
 	u, ok := mergeValues(c, live.Schema(), live.TypeRef(), live.AsValue(), p.AsValue())
 	if !ok {
 		return nil, false
@@ -122,6 +134,8 @@ func mergeValues(c *copier, s *schema.Schema, tr schema.TypeRef, lhs, rhs value.
 	ok = value.MapZipUsing(a, lm, rm, value.Unordered, func(key string, l, r value.Value) bool {
 		var v any
 		switch {
+		case r == nil && c.share:
+			v = l.Unstructured()
 		case r == nil:
 			v = c.copy(l)
 		case l == nil:
@@ -162,6 +176,9 @@ type copier struct {
 	// maps are the maps being filled, the innermost last.
 	maps  []map[string]any
 	visit func(string, value.Value) bool
+	// share: the live object's values belong to the merge (see
+	// mergeTouched), so fields only it holds are not copied.
+	share bool
 }
 
 func newCopier(a value.Allocator) *copier {

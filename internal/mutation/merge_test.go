@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 	"sigs.k8s.io/yaml"
 
 	"github.com/vapkit/vapkit/internal/builtin"
@@ -111,12 +112,25 @@ func TestMergeTouched(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, ok := mergeTouched(lt, pt)
-				if !ok {
-					t.Fatal("mergeTouched declined a merge structured-merge-diff makes")
+				a := value.NewFreelistAllocator()
+				fast, owned, err := tc.liveValue(a, live.obj)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if diff := cmp.Diff(want.AsValue().Unstructured(), any(got)); diff != "" {
-					t.Errorf("mergeTouched differs from Merge (-Merge +mergeTouched):\n%s", diff)
+				if !owned && live.name == "typed" {
+					t.Error("liveValue did not read the typed object into owned data")
+				}
+				for _, c := range []struct {
+					live  *typed.TypedValue
+					owned bool
+				}{{lt, false}, {fast, owned}} {
+					got, ok := mergeTouched(a, c.live, pt, c.owned)
+					if !ok {
+						t.Fatal("mergeTouched declined a merge structured-merge-diff makes")
+					}
+					if diff := cmp.Diff(want.AsValue().Unstructured(), any(got)); diff != "" {
+						t.Errorf("mergeTouched (owned %v) differs from Merge (-Merge +mergeTouched):\n%s", c.owned, diff)
+					}
 				}
 			})
 		}

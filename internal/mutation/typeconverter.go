@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // smdGz is the structured-merge-diff schema of every k8s.io/api v0.37.2
@@ -130,3 +131,31 @@ var builtinConverter = sync.OnceValues(func() (*TypeConverter, error) {
 // Builtin returns the converter of every built-in kind of k8s.io/api
 // v0.37.2. The embedded schema is decoded on the first call.
 func Builtin() (*TypeConverter, error) { return builtinConverter() }
+
+// liveValue types obj, the object a patch merges into, as
+// ObjectToTyped(obj, typed.AllowDuplicates) does, with the same verdict.
+// Where [validates] proves the object valid, the library's validation is
+// skipped; a typed object is then read once into unstructured data, which
+// the merge reads instead of the struct (owned is true: that data belongs
+// to the caller, see mergeTouched). Otherwise, and for every error, the
+// library types the object itself.
+func (c *TypeConverter) liveValue(a value.Allocator, obj runtime.Object) (tv *typed.TypedValue, owned bool, err error) {
+	if name, ok := c.kinds[obj.GetObjectKind().GroupVersionKind()]; ok {
+		t := c.parser.Type(name)
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			content := u.UnstructuredContent()
+			if validates(t.Schema, t.TypeRef, content) {
+				//nolint:staticcheck // validates proved what AsTyped checks.
+				return typed.AsTypedUnvalidated(value.NewValueInterface(content), t.Schema, t.TypeRef), false, nil
+			}
+		} else if rv, err := value.NewValueReflect(obj); err == nil {
+			view := newCopier(a).copy(rv)
+			if validates(t.Schema, t.TypeRef, view) {
+				//nolint:staticcheck // validates proved what AsTyped checks.
+				return typed.AsTypedUnvalidated(value.NewValueInterface(view), t.Schema, t.TypeRef), true, nil
+			}
+		}
+	}
+	tv, err = c.ObjectToTyped(obj, typed.AllowDuplicates)
+	return tv, false, err
+}
