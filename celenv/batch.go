@@ -104,21 +104,27 @@ func (s *Session) batch() *Batch {
 // of variables, as one `ForInput` of the API server does. A Batch belongs to
 // one goroutine.
 type Batch struct {
+	batchState
+	vars lazyVariables
+	// progs are the programs evaluated or charged, in order, and results
+	// their Results: what retrack measures again.
+	progs   []*Program
+	results []Result
+}
+
+// batchState is what a Batch holds for one batch only; reset zeroes it,
+// while the slices and memo of Batch keep their memory.
+type batchState struct {
 	ctx     context.Context
 	scope   *Scope
 	session *Session
 	act     activation
 	in      Input // a copy, so that callers' Inputs need not escape
-	vars    lazyVariables
 	// budget is what the batch started with; remaining what is left.
 	budget, remaining int64
 	varCost           int64
 	// prev is the batch this one continues (see Next), or nil.
 	prev *Batch
-	// progs are the programs evaluated or charged, in order, and results
-	// their Results: what retrack measures again.
-	progs   []*Program
-	results []Result
 	// sizes remembers the inputs' sizes; mayEstimate is set for batches
 	// of a session, and fast while they let programs whose bound allows
 	// it run untracked (not while costcheck measures everything);
@@ -133,15 +139,18 @@ type Batch struct {
 	stop    context.CancelFunc
 }
 
-// reset clears b for reuse, keeping its slices and memo.
+// reset clears b for reuse, keeping its slices and memo. Only the entries
+// the batch used are cleared: those past the slices' lengths were cleared
+// by earlier resets.
 func (b *Batch) reset() {
-	progs, results, values, read := b.progs[:0], b.results[:0], b.vars.values, b.vars.read[:0]
-	clear(b.progs[:cap(b.progs)])
-	clear(b.results[:cap(b.results)])
-	clear(b.vars.read[:cap(b.vars.read)])
-	clear(values)
-	*b = Batch{progs: progs, results: results}
-	b.vars.values, b.vars.read = values, read
+	clear(b.progs)
+	clear(b.results)
+	clear(b.vars.read)
+	if len(b.vars.values) > 0 {
+		clear(b.vars.values)
+	}
+	b.progs, b.results, b.vars.read = b.progs[:0], b.results[:0], b.vars.read[:0]
+	b.batchState = batchState{}
 }
 
 // NewBatch starts a batch over in with the given budget. With a non-nil

@@ -47,9 +47,13 @@ type Evaluator struct {
 	// candidates memoizes the index's answer per operation, resource and
 	// subresource (a candidateKey) when the mapper is vapkit's own
 	// (manifest.ResourceMapper), whose answers never change; candidateCount
-	// bounds it, since requests may name any resource.
-	candidates     sync.Map
+	// bounds it, since requests may name any resource. lastCandidates is
+	// the entry the latest lookup found, checked first: successive
+	// requests mostly name the same resource, and comparing the key costs
+	// less than hashing it.
+	candidates     sync.Map // candidateKey -> *candidateMemo
 	candidateCount atomic.Int32
+	lastCandidates atomic.Pointer[candidateMemo]
 
 	// mutating are the MutatingAdmissionPolicies with bindings, by name;
 	// converters type their objects for apply configurations (nil when

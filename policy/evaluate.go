@@ -59,21 +59,28 @@ func (e *Evaluator) Evaluate(ctx context.Context, req *Request) (*Decision, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	d := &Decision{Allowed: true}
 	if matching.Exempt(req.Resource.GroupResource()) {
-		d.Trace = e.exemptTrace()
-		return d, nil
+		return &Decision{Allowed: true, Trace: e.exemptTrace()}, nil
 	}
-	req, done, err := e.runMutations(ctx, req, d)
-	if err != nil {
-		return nil, err
-	}
-	if done {
-		return d, nil
+	var d *Decision // nil: dispatch allocates it with the trace
+	if len(e.mutating) > 0 {
+		d = &Decision{Allowed: true}
+		var done bool
+		var err error
+		if req, done, err = e.runMutations(ctx, req, d); err != nil {
+			return nil, err
+		} else if done {
+			return d, nil
+		}
 	}
 	st := newRequestState(e, req)
 	defer st.release()
-	if err := st.dispatch(ctx, d); err != nil {
+	st.out = d
+	err := st.dispatch(ctx)
+	if d = st.out; d == nil {
+		d = &Decision{Allowed: true}
+	}
+	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
@@ -120,12 +127,9 @@ func (e *Evaluator) exemptTrace() []PolicyTrace {
 // Options.TraceUnmatched, for every other policy too), each
 // evaluated (policy, binding, param) and, last, the entries of
 // Evaluator.skipped, so that nothing is left out silently.
-func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
-	sc := st.e.scratches.Get().(*matching.Scratch)
-	defer func() {
-		sc.Release()
-		st.e.scratches.Put(sc)
-	}()
+func (st *requestState) dispatch(ctx context.Context) error {
+	sc := st.scratch()
+	defer sc.Release()
 	sc.Reset(&st.attrs, matching.Options{Namespaces: st.e.opts.Namespaces, Resources: st.e.mapper})
 	cands := st.e.candidatesFor(&st.attrs)
 	if !st.e.opts.TraceUnmatched {
@@ -157,19 +161,28 @@ func (st *requestState) dispatch(ctx context.Context, d *Decision) error {
 }
 
 // startTrace sizes the trace and the first expression allocation for the
-// candidate policies cands, and returns the policies dispatch visits.
+// candidate policies cands, and returns the policies dispatch visits. When
+// the trace has one entry and the Decision is not allocated yet, the three
+// share one allocation (newDecisionBlock).
 func (st *requestState) startTrace(cands []int) []int {
 	for _, id := range cands {
 		cp := st.e.policies[id]
 		st.exprHint += len(cp.matchConditions) + cp.traced
 	}
 	st.exprHint = min(st.exprHint, maxExprHint)
+	visit, n := cands, len(cands)+len(st.e.skipped)
 	if st.e.opts.TraceUnmatched {
-		st.trace = make([]PolicyTrace, 0, len(st.e.policies)+len(st.e.skipped))
-		return st.e.allIDs
+		visit, n = st.e.allIDs, len(st.e.policies)+len(st.e.skipped)
 	}
-	st.trace = make([]PolicyTrace, 0, len(cands)+len(st.e.skipped))
-	return cands
+	if n == 1 && st.out == nil {
+		st.out, st.trace, st.exprSlab = newDecisionBlock(st.exprHint)
+		if st.exprSlab != nil {
+			st.exprHint = 0
+		}
+		return visit
+	}
+	st.trace = make([]PolicyTrace, 0, n)
+	return visit
 }
 
 // dispatchPolicy evaluates a candidate policy for each of its bindings that
@@ -277,6 +290,12 @@ type candidateKey struct {
 	subresource string
 }
 
+// candidateMemo is the index's answer for key.
+type candidateMemo struct {
+	key candidateKey
+	ids []int
+}
+
 // maxCandidateMemo bounds Evaluator.candidates.
 const maxCandidateMemo = 1024
 
@@ -288,14 +307,20 @@ func (e *Evaluator) candidatesFor(a *matching.Attributes) []int {
 		return e.index.CandidatesFor(a, e.mapper)
 	}
 	k := candidateKey{operation: a.Operation, resource: a.Resource, subresource: a.SubResource}
-	if c, ok := e.candidates.Load(k); ok {
-		return c.([]int)
+	if m := e.lastCandidates.Load(); m != nil && m.key == k {
+		return m.ids
 	}
-	c := e.index.CandidatesFor(a, e.mapper)
+	if v, ok := e.candidates.Load(k); ok {
+		m := v.(*candidateMemo)
+		e.lastCandidates.Store(m)
+		return m.ids
+	}
+	m := &candidateMemo{key: k, ids: e.index.CandidatesFor(a, e.mapper)}
 	if e.candidateCount.Load() < maxCandidateMemo {
-		if _, loaded := e.candidates.LoadOrStore(k, c); !loaded {
+		if _, loaded := e.candidates.LoadOrStore(k, m); !loaded {
 			e.candidateCount.Add(1)
+			e.lastCandidates.Store(m)
 		}
 	}
-	return c
+	return m.ids
 }

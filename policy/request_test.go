@@ -117,7 +117,7 @@ func TestNamespaceTrimmed(t *testing.T) {
 		Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive},
 	}
 	for _, in := range []*corev1.Namespace{ns, {ObjectMeta: metav1.ObjectMeta{Name: "bare"}}} {
-		st := &requestState{ns: in}
+		st := &requestState{perRequest: perRequest{ns: in}}
 		want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&corev1.Namespace{
 			Spec: in.Spec, Status: in.Status,
 			ObjectMeta: metav1.ObjectMeta{

@@ -16,15 +16,11 @@ import (
 	"github.com/vapkit/vapkit/matching"
 )
 
-// requestState is everything one Evaluate call computes and remembers.
+// requestState is everything one Evaluate call computes and remembers:
+// the request's own values (perRequest, zeroed by release) and scratch
+// buffers kept from request to request for their capacity.
 type requestState struct {
-	e     *Evaluator
-	req   *Request
-	attrs matching.Attributes
-	authz authz.Authorizer
-	// tracked: evaluate with cost tracking from the start (the mutating
-	// phase, whose objects change between evaluations).
-	tracked bool
+	perRequest
 
 	versioned []*versionedObjects // one per kind; requests rarely need two
 	params    map[runtime.Object]any
@@ -36,10 +32,42 @@ type requestState struct {
 	// resource and kind (most policies of a request see the same); the
 	// rest are kept for later requests.
 	lazies []*lazyRequest
-	nLazy  int
 	// nsTrimmedLazy and nsWholeLazy are lazyNamespace's and
 	// lazyNamespaceWhole's values, kept for later requests.
 	nsTrimmedLazy, nsWholeLazy func() any
+	// sess is shared by the request's batches.
+	sess celenv.Session
+	// msgPtrs, msgAt, decisions and audits are reused by every policy
+	// evaluation; their lengths are the most any evaluation used, so
+	// that release clears only that.
+	msgPtrs   []*celenv.Result
+	msgAt     []int
+	decisions []decision
+	audits    []auditResult
+
+	// cands holds the candidate policies the label index keeps.
+	cands []int
+
+	denied   []deniedDecision
+	failures []audit.ValidationFailure
+
+	// sc is the matching scratch of scOwner, kept with the state: taking
+	// it from the evaluator's pool on every request costs more.
+	sc      *matching.Scratch
+	scOwner *Evaluator
+}
+
+// perRequest is what a requestState holds for one request only.
+type perRequest struct {
+	e     *Evaluator
+	req   *Request
+	attrs matching.Attributes
+	authz authz.Authorizer
+	// tracked: evaluate with cost tracking from the start (the mutating
+	// phase, whose objects change between evaluations).
+	tracked bool
+
+	nLazy int // see requestState.lazies
 	// vo0 holds the first entry of versioned.
 	vo0         versionedObjects
 	options     any
@@ -49,20 +77,9 @@ type requestState struct {
 	ns                 *corev1.Namespace
 	nsWhole, nsTrimmed map[string]any // converted on first use
 	authzVal, rrVal    ref.Val
-	// sess is shared by the request's batches.
-	sess celenv.Session
-	// results, msgPtrs, decisions and audits are reused by every policy
-	// evaluation.
-	msgPtrs   []*celenv.Result
-	msgAt     []int
-	decisions []decision
-	audits    []auditResult
 
-	// cands holds the candidate policies the label index keeps.
-	cands []int
-
-	denied      []deniedDecision
-	failures    []audit.ValidationFailure
+	// out is the request's Decision once allocated (see startTrace).
+	out         *Decision
 	warnings    warningRecorder
 	annotations map[string]string
 	trace       []PolicyTrace
@@ -102,26 +119,39 @@ func newRequestState(e *Evaluator, req *Request) *requestState {
 }
 
 // release clears what st references, so that the pool pins no request's
-// values, and returns st to the pool.
+// values, and returns st to the pool. Only what the request used is
+// cleared: assigning the whole struct would pass each of its pointer words,
+// scratch included, through the write barrier whenever the garbage
+// collector is marking.
 func (st *requestState) release() {
-	clear(st.versioned[:cap(st.versioned)])
-	clear(st.params)
-	clear(st.requestVals[:cap(st.requestVals)])
+	clear(st.versioned)
+	if len(st.params) > 0 {
+		clear(st.params)
+	}
+	clear(st.requestVals)
 	st.sess.Reset()
-	clear(st.msgPtrs[:cap(st.msgPtrs)])
-	clear(st.decisions[:cap(st.decisions)])
-	clear(st.audits[:cap(st.audits)])
-	clear(st.denied[:cap(st.denied)])
-	clear(st.failures[:cap(st.failures)])
-	for _, l := range st.lazies {
+	clear(st.msgPtrs)
+	clear(st.decisions)
+	clear(st.audits)
+	clear(st.denied)
+	clear(st.failures)
+	for _, l := range st.lazies[:st.nLazy] {
 		l.key = requestKey{}
 	}
-	*st = requestState{
-		versioned: st.versioned, params: st.params, requestVals: st.requestVals, sess: st.sess, msgPtrs: st.msgPtrs, msgAt: st.msgAt,
-		decisions: st.decisions, audits: st.audits, cands: st.cands, denied: st.denied, failures: st.failures,
-		lazies: st.lazies, nsTrimmedLazy: st.nsTrimmedLazy, nsWholeLazy: st.nsWholeLazy,
-	}
+	st.perRequest = perRequest{}
 	statePool.Put(st)
+}
+
+// scratch returns the matching scratch for st.e's policies, the one st
+// kept when it last served the same evaluator.
+func (st *requestState) scratch() *matching.Scratch {
+	if st.scOwner != st.e {
+		if st.sc != nil {
+			st.scOwner.scratches.Put(st.sc)
+		}
+		st.sc, st.scOwner = st.e.scratches.Get().(*matching.Scratch), st.e
+	}
+	return st.sc
 }
 
 // exprTraces returns an empty slice with room for n expression entries,
@@ -155,10 +185,14 @@ func (st *requestState) annotate(key, value string) {
 	st.annotations[key] = value
 }
 
-// scratch returns n zeroed elements of *buf, growing it as needed.
+// scratch returns n zeroed elements of *buf, growing it as needed; *buf's
+// length stays the most ever used, which release clears.
 func scratch[T any](buf *[]T, n int) []T {
 	if cap(*buf) < n {
 		*buf = make([]T, n, max(n, 2*cap(*buf)))
+	}
+	if len(*buf) < n {
+		*buf = (*buf)[:n]
 	}
 	r := (*buf)[:n]
 	clear(r)
