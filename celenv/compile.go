@@ -148,7 +148,11 @@ func (s *Scope) compile(p *Program, env *cel.Env, want []*cel.Type, legacyResult
 		p.err = internalError("program instantiation failed: " + err.Error())
 		return
 	}
-	fast, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(checkFrequency))
+	fastOpts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(checkFrequency)}
+	if o := typedPathOption(ast); o != nil {
+		fastOpts = append(fastOpts, o)
+	}
+	fast, err := env.Program(ast, fastOpts...)
 	if err != nil {
 		p.err = internalError("program instantiation failed: " + err.Error())
 		return

@@ -54,7 +54,10 @@
 // what the cost tracker charges (every field selection, the library's
 // larger figure where upstream's estimate and charge disagree), and
 // vapkit's tests compare every measured cost of the conformance cases and
-// of thousands of generated ones with its bound.
+// of thousands of generated ones with its bound. Untracked programs also
+// read chains of field names on typed objects (`object.spec.containers`,
+// `c.image`) directly, leaving anything else to cel-go, so that their
+// values and errors are cel-go's.
 //
 // The rules that only matter with schemas live in sub-packages: property
 // name escaping in [github.com/vapkit/vapkit/celenv/escaping] and list-type
