@@ -32,7 +32,7 @@ func (st *requestState) runAudits(ctx context.Context, cp *compiledPolicy, in *c
 	out := scratch(&st.audits, len(cp.audits))
 	for i, a := range cp.audits {
 		r := results[i]
-		tr.addCost(r)
+		tr.addCost(&r)
 		tr.Expressions = append(tr.Expressions, cp.judgeAudit(a, r, &out[i]))
 	}
 	cp.traceVariables(tr, vars)

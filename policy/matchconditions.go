@@ -35,7 +35,7 @@ func (st *requestState) matchConditions(ctx context.Context, cp *compiledPolicy,
 		return !ignore, nil
 	}
 	for _, r := range results {
-		tr.addCost(r)
+		tr.addCost(&r)
 	}
 	var errs []error
 	for i, r := range results {

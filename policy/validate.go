@@ -109,7 +109,7 @@ func (cp *compiledPolicy) failed(tr *PolicyTrace, err error) validateResult {
 }
 
 // addCost adds what r charged to the entry's total.
-func (t *PolicyTrace) addCost(r celenv.Result) {
+func (t *PolicyTrace) addCost(r *celenv.Result) {
 	t.Cost += r.Cost
 	t.CostEstimated = t.CostEstimated || r.Estimated
 }

@@ -24,16 +24,17 @@ func (st *requestState) runValidations(ctx context.Context, cp *compiledPolicy, 
 		return validateResult{}, err
 	}
 	for i := range results {
-		tr.addCost(results[i])
+		tr.addCost(&results[i])
 		if messages[i] != nil {
-			tr.addCost(*messages[i])
+			tr.addCost(messages[i])
 		}
 	}
 	out := validateResult{decisions: scratch(&st.decisions, len(cp.validations))}
 	tr.Outcome = Passed
-	for i, v := range cp.validations {
+	// Validations are read in place: each is too large to copy for free.
+	for i := range cp.validations {
 		d := &out.decisions[i]
-		tr.Expressions = append(tr.Expressions, cp.judgeValidation(v, results[i], messages[i], msgErr, d))
+		tr.Expressions = append(tr.Expressions, cp.judgeValidation(&cp.validations[i], &results[i], messages[i], msgErr, d))
 		if d.errored {
 			tr.Outcome = Errored
 		} else if d.deny && tr.Outcome != Errored {
@@ -41,9 +42,9 @@ func (st *requestState) runValidations(ctx context.Context, cp *compiledPolicy, 
 		}
 	}
 	// Message expressions, after the validations as they were evaluated.
-	for i, v := range cp.validations {
+	for i := range cp.validations {
 		if m := messages[i]; m != nil {
-			tr.Expressions = append(tr.Expressions, messageTrace(v, m))
+			tr.Expressions = append(tr.Expressions, messageTrace(&cp.validations[i], m))
 		}
 	}
 	cp.traceVariables(tr, vars[0])
@@ -54,7 +55,7 @@ func (st *requestState) runValidations(ctx context.Context, cp *compiledPolicy, 
 // judgeValidation sets d to the verdict of validation v, given its result
 // r, its message msg (nil without one) and msgErr, the error that stopped
 // the message expressions; it returns v's trace entry.
-func (cp *compiledPolicy) judgeValidation(v compiledValidation, r celenv.Result, msg *celenv.Result, msgErr error, d *decision) ExprTrace {
+func (cp *compiledPolicy) judgeValidation(v *compiledValidation, r *celenv.Result, msg *celenv.Result, msgErr error, d *decision) ExprTrace {
 	et := ExprTrace{Path: v.path, Cost: r.Cost, CostEstimated: r.Estimated}
 	switch {
 	case r.Err != nil:
@@ -80,7 +81,7 @@ func (cp *compiledPolicy) judgeValidation(v compiledValidation, r celenv.Result,
 
 // messageTrace is the trace entry of v's message expression, whose result
 // is m.
-func messageTrace(v compiledValidation, m *celenv.Result) ExprTrace {
+func messageTrace(v *compiledValidation, m *celenv.Result) ExprTrace {
 	et := ExprTrace{Path: v.msgPath, Cost: m.Cost, CostEstimated: m.Estimated, Outcome: Passed}
 	switch {
 	case m.Value == nil && m.Err == nil:
@@ -102,8 +103,8 @@ func messageTrace(v compiledValidation, m *celenv.Result) ExprTrace {
 // until the session's next batch.
 func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy, valIn, msgIn *celenv.Input) (results []celenv.Result, messages []*celenv.Result, vars [2][]celenv.Variable, msgErr, err error) {
 	batch := cp.scope.NewBatch(ctx, st.session(), valIn, runtimeBudget)
-	for _, v := range cp.validations {
-		if _, err := batch.Eval(v.expr); err != nil {
+	for i := range cp.validations {
+		if _, err := batch.Eval(cp.validations[i].expr); err != nil {
 			return nil, nil, vars, nil, err
 		}
 	}
@@ -113,7 +114,8 @@ func (st *requestState) evalValidations(ctx context.Context, cp *compiledPolicy,
 	// Results, 0 for none.
 	at := scratch(&st.msgAt, n)
 	var msgBatch *celenv.Batch
-	for i, v := range cp.validations {
+	for i := range cp.validations {
+		v := &cp.validations[i]
 		if v.message == nil {
 			continue
 		}
@@ -153,7 +155,7 @@ const maxMessageLength = 5 * 1024
 
 // failureMessage chooses the message of a failed validation:
 // messageExpression, then message, then the expression itself.
-func failureMessage(v compiledValidation, msg *celenv.Result) string {
+func failureMessage(v *compiledValidation, msg *celenv.Result) string {
 	var m string
 	if msg != nil && msg.Err == nil && msg.Value != nil {
 		if s, ok := msg.Value.(types.String); ok {
