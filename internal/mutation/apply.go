@@ -119,6 +119,11 @@ func mergeValues(c *copier, s *schema.Schema, tr schema.TypeRef, lhs, rhs value.
 		// was validated, is kept.
 		return rhs.Unstructured(), true
 	}
+	if l := at.List; l != nil && at.Map == nil && at.Scalar == nil && l.ElementRelationship == schema.Associative && len(l.Keys) > 0 {
+		if out, handled, ok := mergeLists(c, s, l, lhs, rhs); handled {
+			return out, ok
+		}
+	}
 	if at.Map == nil || at.List != nil || at.Scalar != nil || at.Map.ElementRelationship == schema.Atomic ||
 		lhs.IsNull() || rhs.IsNull() || !lhs.IsMap() || !rhs.IsMap() {
 		return mergeSMD(s, tr, lhs, rhs)
@@ -134,10 +139,8 @@ func mergeValues(c *copier, s *schema.Schema, tr schema.TypeRef, lhs, rhs value.
 	ok = value.MapZipUsing(a, lm, rm, value.Unordered, func(key string, l, r value.Value) bool {
 		var v any
 		switch {
-		case r == nil && c.share:
-			v = l.Unstructured()
 		case r == nil:
-			v = c.copy(l)
+			v = c.only(l)
 		case l == nil:
 			v = c.copy(r)
 		default:
@@ -192,6 +195,15 @@ func (c *copier) setEntry(key string, v value.Value) bool {
 	val := c.copy(v)
 	c.maps[len(c.maps)-1][key] = val
 	return true
+}
+
+// only returns what the merge makes of a value only the live object
+// holds: the value itself when it belongs to the merge, else a copy.
+func (c *copier) only(v value.Value) any {
+	if c.share {
+		return v.Unstructured()
+	}
+	return c.copy(v)
 }
 
 // copy returns v's unstructured form.

@@ -43,6 +43,7 @@ spec:
         resources: {limits: {cpu: "1.0", memory: 1Gi}}
       - name: b
         image: b:1
+        ports: [{containerPort: 8080, protocol: TCP}, {containerPort: 8080, protocol: UDP}, {containerPort: 9090, protocol: TCP}]
       - name: c
         image: c:1
       - name: c
@@ -73,6 +74,14 @@ func TestMergeTouched(t *testing.T) {
 		`{spec: {template: {spec: {containers: [{name: a, env: []}]}}}}`,
 		`{spec: {template: {spec: {containers: [{name: a, securityContext: {runAsNonRoot: true, seccompProfile: {type: RuntimeDefault}}}]}}}}`,
 		`{spec: {template: {metadata: {labels: {team: x}}, spec: {securityContext: {fsGroup: 2000}, nodeSelector: {pool: p}}}}}`,
+		`{spec: {template: {spec: {containers: [{name: a, image: a:3}, {name: b, env: [{name: Z, value: z}]}]}}}}`,
+		`{spec: {template: {spec: {containers: [{name: b, image: b:9}, {name: z, image: z:1}, {name: x, image: x:1}]}}}}`,
+		`{spec: {template: {spec: {containers: [{name: a, env: [{name: EX, value: "0"}, {name: EY, value: "9"}, {name: NEW, value: v}]}]}}}}`,
+		`{spec: {template: {spec: {containers: [{name: a, env: [{name: EY}, {name: EX}]}]}}}}`,
+		`{spec: {template: {spec: {containers: [{name: b, ports: [{containerPort: 8080, protocol: UDP, name: u}, {containerPort: 9090, protocol: TCP, name: t}]}]}}}}`,
+		`{spec: {template: {spec: {containers: [{name: b, ports: [{containerPort: 9090, protocol: TCP, name: t}, {containerPort: 8080, protocol: TCP}]}]}}}}`,
+		`{spec: {template: {spec: {containers: [{name: b, ports: [{containerPort: 8080, protocol: SCTP}, {containerPort: 8080, protocol: TCP, name: h}]}]}}}}`,
+		`{spec: {template: {spec: {containers: [{name: b, ports: [{containerPort: 8080, protocol: TCP, name: h}, {containerPort: 7, protocol: TCP}, {containerPort: 8, protocol: UDP}]}]}}}}`,
 		`{status: {replicas: 1}}`,
 	}
 	tc, err := Builtin()
