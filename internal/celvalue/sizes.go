@@ -63,6 +63,10 @@ func (s *Sizes) Reset() {
 // or pointer, or nil for values that have none (strings, lists, scalars),
 // which are sized every time.
 func identity(v any) unsafe.Pointer {
+	if m, ok := v.(*typedMap); ok {
+		// Typed objects, the common input, without reflect.
+		return unsafe.Pointer(m)
+	}
 	switch rv := reflect.ValueOf(v); rv.Kind() {
 	case reflect.Map, reflect.Pointer:
 		return rv.UnsafePointer()

@@ -57,7 +57,8 @@ func typedPathSizes(path *Path, root any) (b uint64, ok, done bool) {
 	if plan.t != t || plan.size == nil {
 		return 0, false, false
 	}
-	b, ok = plan.size(m.v.Addr().UnsafePointer())
+	// UnsafeAddr, unlike Addr, looks up no pointer type.
+	b, ok = plan.size(unsafe.Pointer(m.v.UnsafeAddr()))
 	return b, ok, true
 }
 
