@@ -108,6 +108,13 @@ func (cp *compiledPolicy) failed(tr *PolicyTrace, err error) validateResult {
 	return cp.errorDecision(err.Error())
 }
 
+// nextExpr appends an empty expression entry to t and returns it, to be
+// filled in place: an entry is too large to copy for free.
+func (t *PolicyTrace) nextExpr() *ExprTrace {
+	t.Expressions = append(t.Expressions, ExprTrace{})
+	return &t.Expressions[len(t.Expressions)-1]
+}
+
 // addCost adds what r charged to the entry's total.
 func (t *PolicyTrace) addCost(r *celenv.Result) {
 	t.Cost += r.Cost

@@ -34,7 +34,7 @@ func (st *requestState) runValidations(ctx context.Context, cp *compiledPolicy, 
 	// Validations are read in place: each is too large to copy for free.
 	for i := range cp.validations {
 		d := &out.decisions[i]
-		tr.Expressions = append(tr.Expressions, cp.judgeValidation(&cp.validations[i], &results[i], messages[i], msgErr, d))
+		cp.judgeValidation(&cp.validations[i], &results[i], messages[i], msgErr, d, tr.nextExpr())
 		if d.errored {
 			tr.Outcome = Errored
 		} else if d.deny && tr.Outcome != Errored {
@@ -44,7 +44,7 @@ func (st *requestState) runValidations(ctx context.Context, cp *compiledPolicy, 
 	// Message expressions, after the validations as they were evaluated.
 	for i := range cp.validations {
 		if m := messages[i]; m != nil {
-			tr.Expressions = append(tr.Expressions, messageTrace(&cp.validations[i], m))
+			messageTrace(&cp.validations[i], m, tr.nextExpr())
 		}
 	}
 	cp.traceVariables(tr, vars[0])
@@ -54,9 +54,9 @@ func (st *requestState) runValidations(ctx context.Context, cp *compiledPolicy, 
 
 // judgeValidation sets d to the verdict of validation v, given its result
 // r, its message msg (nil without one) and msgErr, the error that stopped
-// the message expressions; it returns v's trace entry.
-func (cp *compiledPolicy) judgeValidation(v *compiledValidation, r *celenv.Result, msg *celenv.Result, msgErr error, d *decision) ExprTrace {
-	et := ExprTrace{Path: v.path, Cost: r.Cost, CostEstimated: r.Estimated}
+// the message expressions, and fills et, v's empty trace entry.
+func (cp *compiledPolicy) judgeValidation(v *compiledValidation, r *celenv.Result, msg *celenv.Result, msgErr error, d *decision, et *ExprTrace) {
+	et.Path, et.Cost, et.CostEstimated = v.path, r.Cost, r.Estimated
 	switch {
 	case r.Err != nil:
 		d.deny, d.errored, d.message = cp.failurePolicy != admissionregistrationv1.Ignore, true, r.Err.Error()
@@ -76,13 +76,12 @@ func (cp *compiledPolicy) judgeValidation(v *compiledValidation, r *celenv.Resul
 	default:
 		et.Outcome, et.Value = Passed, "true"
 	}
-	return et
 }
 
-// messageTrace is the trace entry of v's message expression, whose result
-// is m.
-func messageTrace(v *compiledValidation, m *celenv.Result) ExprTrace {
-	et := ExprTrace{Path: v.msgPath, Cost: m.Cost, CostEstimated: m.Estimated, Outcome: Passed}
+// messageTrace fills et, the empty trace entry of v's message expression,
+// whose result is m.
+func messageTrace(v *compiledValidation, m *celenv.Result, et *ExprTrace) {
+	et.Path, et.Cost, et.CostEstimated, et.Outcome = v.msgPath, m.Cost, m.Estimated, Passed
 	switch {
 	case m.Value == nil && m.Err == nil:
 		// Not evaluated: the validation passed, so the message is
@@ -93,7 +92,6 @@ func messageTrace(v *compiledValidation, m *celenv.Result) ExprTrace {
 	default:
 		et.Value = valueString(m.Value)
 	}
-	return et
 }
 
 // evalValidations evaluates the validations with valIn, then the message
