@@ -9,6 +9,7 @@
 //   - plans.go: how a Go value of each type converts (TypedValue);
 //   - structs.go: the JSON layout of struct types;
 //   - maps.go and lists.go: the lazy CEL maps and lists over Go values;
+//   - strings.go: string fields as CEL strings without copies;
 //   - ordered.go: maps that iterate in sorted key order;
 //   - select.go: field reads for celenv's typed paths, which skip cel-go's
 //     qualifier chain while values are lazy typed maps;

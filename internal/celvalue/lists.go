@@ -3,6 +3,7 @@ package celvalue
 import (
 	"fmt"
 	"reflect"
+	"unsafe"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -18,6 +19,13 @@ var (
 type typedList struct {
 	v     reflect.Value
 	cache []ref.Val
+	// small is the first of the converted elements of a list of at most
+	// structBlock structs, converted together on the first read: one
+	// allocation rather than a cache and a block (see at).
+	small *typedMap
+	// iter is the list's first iterator, handed out without allocating
+	// (see Iterator); iter.l is nil until then.
+	iter typedListIterator
 }
 
 // structBlock is how many struct elements of a list at converts with one
@@ -26,14 +34,25 @@ type typedList struct {
 const structBlock = 8
 
 func (l *typedList) at(i int) ref.Val {
+	if l.small != nil {
+		return &unsafe.Slice(l.small, l.v.Len())[i]
+	}
 	if l.cache == nil {
+		// The plan is looked up rather than kept, which would take
+		// typedList to a larger size class.
+		if p := infoOf(l.v.Type().Elem()); p.info != nil && !p.info.eager && l.v.Len() <= structBlock {
+			small := make([]typedMap, l.v.Len())
+			for j := range small {
+				small[j] = typedMap{v: l.v.Index(j), info: p.info}
+			}
+			l.small = &small[0]
+			return &small[i]
+		}
 		l.cache = make([]ref.Val, l.v.Len())
 	}
 	if v := l.cache[i]; v != nil {
 		return v
 	}
-	// The plan is looked up rather than kept, which would take
-	// typedList to a larger size class.
 	p := infoOf(l.v.Type().Elem())
 	if p.info != nil && !p.info.eager {
 		// Convert the struct elements from i on together, as
@@ -109,8 +128,15 @@ func (l *typedList) Add(other ref.Val) ref.Val {
 	return v.(traits.Adder).Add(other)
 }
 
-// Iterator yields the elements in order.
-func (l *typedList) Iterator() traits.Iterator { return &typedListIterator{l: l} }
+// Iterator yields the elements in order. The first iterator of the list
+// lives in the list: most lists are iterated once or twice per request.
+func (l *typedList) Iterator() traits.Iterator {
+	if l.iter.l == nil {
+		l.iter.l = l
+		return &l.iter
+	}
+	return &typedListIterator{l: l}
+}
 
 // ConvertToType converts to list or type as cel-go's lists do.
 func (l *typedList) ConvertToType(t ref.Type) ref.Val {

@@ -148,6 +148,9 @@ func (p *typeInfo) convertCustom(v reflect.Value) ref.Val {
 func primitiveValue(v reflect.Value) ref.Val {
 	switch v.Kind() {
 	case reflect.String:
+		if v.CanAddr() {
+			return stringAt(v.Addr().UnsafePointer())
+		}
 		return types.String(v.String())
 	case reflect.Bool:
 		return types.Bool(v.Bool())
