@@ -32,6 +32,10 @@ type versionedObject struct {
 	err  error
 	// dirty: a mutation succeeded on this object in this pass.
 	dirty bool
+	// prior is the unstructured result of the last apply configuration
+	// on a typed obj, which the next one reuses (mutation.ApplyReusing);
+	// it is never modified.
+	prior map[string]any
 }
 
 // versionedSet holds the objects of one pass per kind, each converted from
@@ -342,9 +346,14 @@ func patchWith(tc *mutation.TypeConverter, pt admissionregistrationv1.PatchType,
 	if !ok {
 		return nil, fmt.Errorf("unsupported return type from ApplyConfiguration expression: %v", r.Value.Type())
 	}
-	u, err := mutation.Apply(tc, vo.obj, ov)
+	u, err := mutation.ApplyReusing(tc, vo.obj, vo.prior, ov)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := vo.obj.(*unstructured.Unstructured); !ok {
+		// A typed object's result is converted, not kept: only the next
+		// apply configuration reads it.
+		vo.prior = u.Object
 	}
 	return u, nil
 }

@@ -23,6 +23,16 @@ import (
 // set, then structured-merge-diff with tc ("error applying patch: …"). No
 // field ownership is recorded or consulted. obj is not modified.
 func Apply(tc *TypeConverter, obj runtime.Object, v *patchtypes.ObjectVal) (*unstructured.Unstructured, error) {
+	return ApplyReusing(tc, obj, nil, v)
+}
+
+// ApplyReusing is [Apply] for callers that apply one configuration after
+// another: prior is the result of the previous one (or any data, nil
+// included). The result is Apply's; where obj is a typed object, the
+// data it is read into reuses the maps and lists of prior that are equal
+// to its own, so the result shares them with prior. Neither may be
+// modified afterwards.
+func ApplyReusing(tc *TypeConverter, obj runtime.Object, prior map[string]any, v *patchtypes.ObjectVal) (*unstructured.Unstructured, error) {
 	if err := v.CheckTypeNames(); err != nil {
 		return nil, fmt.Errorf("type mismatch: %w", err)
 	}
@@ -35,7 +45,7 @@ func Apply(tc *TypeConverter, obj runtime.Object, v *patchtypes.ObjectVal) (*uns
 	}
 	patch := &unstructured.Unstructured{Object: m}
 	patch.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
-	out, err := merge(tc, obj, patch)
+	out, err := merge(tc, obj, prior, patch)
 	if err != nil {
 		return nil, fmt.Errorf("error applying patch: %w", err)
 	}
@@ -43,7 +53,7 @@ func Apply(tc *TypeConverter, obj runtime.Object, v *patchtypes.ObjectVal) (*uns
 }
 
 // merge is upstream's ApplyStructuredMergeDiff.
-func merge(tc *TypeConverter, obj runtime.Object, patch *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func merge(tc *TypeConverter, obj runtime.Object, prior map[string]any, patch *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if tc == nil {
 		return nil, errors.New("type converter must not be nil")
 	}
@@ -58,7 +68,7 @@ func merge(tc *TypeConverter, obj runtime.Object, patch *unstructured.Unstructur
 			return nil, fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %v", strings.Join(atomics, ", "))
 		}
 	}
-	live, owned, err := tc.liveValue(a, obj)
+	live, owned, err := tc.liveValue(a, obj, prior)
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert original object to typed object: %w", err)
 	}

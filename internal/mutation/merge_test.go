@@ -122,7 +122,7 @@ func TestMergeTouched(t *testing.T) {
 					t.Fatal(err)
 				}
 				a := value.NewFreelistAllocator()
-				fast, owned, err := tc.liveValue(a, live.obj)
+				fast, owned, err := tc.liveValue(a, live.obj, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

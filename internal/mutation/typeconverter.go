@@ -135,11 +135,12 @@ func Builtin() (*TypeConverter, error) { return builtinConverter() }
 // liveValue types obj, the object a patch merges into, as
 // ObjectToTyped(obj, typed.AllowDuplicates) does, with the same verdict.
 // Where [validates] proves the object valid, the library's validation is
-// skipped; a typed object is then read once into unstructured data, which
-// the merge reads instead of the struct (owned is true: that data belongs
-// to the caller, see mergeTouched). Otherwise, and for every error, the
-// library types the object itself.
-func (c *TypeConverter) liveValue(a value.Allocator, obj runtime.Object) (tv *typed.TypedValue, owned bool, err error) {
+// skipped; a typed object is then read once into unstructured data (by a
+// viewer reusing prior's equal parts), which the merge reads instead of
+// the struct (owned is true: that data belongs to the caller, see
+// mergeTouched). Otherwise, and for every error, the library types the
+// object itself.
+func (c *TypeConverter) liveValue(a value.Allocator, obj runtime.Object, prior map[string]any) (tv *typed.TypedValue, owned bool, err error) {
 	if name, ok := c.kinds[obj.GetObjectKind().GroupVersionKind()]; ok {
 		t := c.parser.Type(name)
 		if u, ok := obj.(*unstructured.Unstructured); ok {
@@ -149,7 +150,7 @@ func (c *TypeConverter) liveValue(a value.Allocator, obj runtime.Object) (tv *ty
 				return typed.AsTypedUnvalidated(value.NewValueInterface(content), t.Schema, t.TypeRef), false, nil
 			}
 		} else if rv, err := value.NewValueReflect(obj); err == nil {
-			view := newCopier(a).copy(rv)
+			view, _ := newViewer(a).read(rv, priorData(prior))
 			if validates(t.Schema, t.TypeRef, view) {
 				//nolint:staticcheck // validates proved what AsTyped checks.
 				return typed.AsTypedUnvalidated(value.NewValueInterface(view), t.Schema, t.TypeRef), true, nil
@@ -158,4 +159,12 @@ func (c *TypeConverter) liveValue(a value.Allocator, obj runtime.Object) (tv *ty
 	}
 	tv, err = c.ObjectToTyped(obj, typed.AllowDuplicates)
 	return tv, false, err
+}
+
+// priorData is prior as data for a viewer: a nil map is no prior at all.
+func priorData(prior map[string]any) any {
+	if prior == nil {
+		return nil
+	}
+	return prior
 }
