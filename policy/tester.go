@@ -137,16 +137,6 @@ func (t *Tester) Evaluator() *Evaluator { return t.ev }
 // runner checks its objects: an unknown field ("spec.replica") or a value
 // of the wrong type is an error, not an object the policies then judge
 // without the field. Typed objects cannot hold such mistakes.
-//
-// On CREATE, the metadata of a built-in object is then checked as the API
-// server checks it before any admission policy runs (its kind's name rule,
-// the namespace, labels, annotations, finalizers, owner references; see
-// typecheck.ValidateBuiltinMetadata): an object the server refuses with
-// 422 Invalid is an error, such as `object: the API server refuses to
-// create it: Deployment.apps "Web" is invalid: metadata.name: Invalid
-// value: "Web": ...`, since no policy decision would follow. Metadata on
-// UPDATE, the rest of the object and custom resources are not checked
-// here (the test runner checks custom resources against their CRDs).
 func (t *Tester) Request(op admissionv1.Operation, obj, oldObj runtime.Object) (*Request, error) {
 	if err := strictCheck("object", obj); err != nil {
 		return nil, err
@@ -154,14 +144,7 @@ func (t *Tester) Request(op admissionv1.Operation, obj, oldObj runtime.Object) (
 	if err := strictCheck("oldObject", oldObj); err != nil {
 		return nil, err
 	}
-	req, err := NewRequest(op, obj, oldObj, RequestOptions{Resources: t.resources})
-	if err != nil {
-		return nil, err
-	}
-	if err := createRefusal(req); err != nil {
-		return nil, fmt.Errorf("object: the API server refuses to create it: %w", err)
-	}
-	return req, nil
+	return NewRequest(op, obj, oldObj, RequestOptions{Resources: t.resources})
 }
 
 // strictCheck reports what strict decoding would reject in obj when it is
@@ -200,7 +183,16 @@ func (t *Tester) Check(ctx context.Context, req *Request, want Expect) (*Decisio
 }
 
 // CheckCreate checks the creation of obj; see [Tester.Request] and
-// [Tester.Check].
+// [Tester.Check]. The metadata of a built-in object is first checked as
+// the API server checks it before any validating admission policy runs
+// (its kind's name rule, the namespace, labels, annotations, finalizers,
+// owner references; see typecheck.ValidateBuiltinMetadata): an object the
+// server refuses with 422 Invalid is an error, such as `object: the API
+// server refuses to create it: Deployment.apps "Web" is invalid:
+// metadata.name: Invalid value: "Web": ...`, since no policy decision
+// would follow. The rest of the object, metadata on update and custom
+// resources are not checked here (the test runner checks custom resources
+// against their CRDs).
 func (t *Tester) CheckCreate(ctx context.Context, obj runtime.Object, want Expect) error {
 	return t.check(ctx, admissionv1.Create, obj, nil, want)
 }
@@ -219,6 +211,9 @@ func (t *Tester) check(ctx context.Context, op admissionv1.Operation, obj, oldOb
 	req, err := t.Request(op, obj, oldObj)
 	if err != nil {
 		return err
+	}
+	if err := createRefusal(req); err != nil {
+		return fmt.Errorf("object: the API server refuses to create it: %w", err)
 	}
 	_, err = t.Check(ctx, req, want)
 	return err
