@@ -21,7 +21,7 @@ import (
 // planner's nodes for plain chains of field names on a variable, such as
 // `object.spec.containers` or `c.image` in a comprehension, and for
 // presence tests on them, with nodes that look the fields up directly
-// while the values are lazy typed maps (celvalue.Select). Anything else
+// while the values are lazy typed maps (celvalue.SelectPath). Anything else
 // (other values, absent fields, conversion errors) goes to the planner's
 // node, so that every value and error stays cel-go's.
 
@@ -168,12 +168,8 @@ func (p *fieldPath) walk(frame *interpreter.ExecutionFrame, skip int) (any, bool
 	if !found {
 		return nil, false
 	}
-	for i := range len(p.names) - skip {
-		e, ok := celvalue.Select(v, p.names[i], p.keys[i])
-		if !ok {
-			return nil, false
-		}
-		v = e
+	if n := len(p.names) - skip; n > 0 {
+		return celvalue.SelectPath(v, p.names[:n], p.keys[:n])
 	}
 	return v, true
 }
@@ -206,7 +202,7 @@ func (n *pathNode) Exec(frame *interpreter.ExecutionFrame) ref.Val {
 	if n.ok {
 		if v, ok := n.path.walk(frame, 0); ok {
 			if len(n.path.names) > 0 {
-				return v.(ref.Val) // what celvalue.Select returned
+				return v.(ref.Val) // what celvalue.SelectPath returned
 			}
 			if r, ok := plainValue(v); ok {
 				return r

@@ -11,8 +11,9 @@
 //   - maps.go and lists.go: the lazy CEL maps and lists over Go values;
 //   - strings.go: string fields as CEL strings without copies;
 //   - ordered.go: maps that iterate in sorted key order;
-//   - select.go: field reads for celenv's typed paths, which skip cel-go's
-//     qualifier chain while values are lazy typed maps;
+//   - select.go and chains.go: field reads for celenv's typed paths,
+//     which skip cel-go's qualifier chain while values are lazy typed
+//     maps;
 //   - sizeplan.go, sizewalk.go and sizeconv.go: SizeBound, the largest
 //     size in a value without converting it;
 //   - paths.go and sizes.go: sizes at the paths an expression reads, and

@@ -150,6 +150,14 @@ var (
 // lookup returns the converted value of name; key is name as a CEL
 // string, which a Go map keeps in its cache.
 func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
+	return m.lookupIn(name, key, nil)
+}
+
+// lookupIn is lookup reading names[0]'s entry on the way to the entries
+// names[1:] of it (see SelectPath): the struct fields it converts take
+// their typedMaps from spare, allocated for the whole chain at the first
+// one that is not cached yet.
+func (m *typedMap) lookupIn(name string, key ref.Val, chain *pathChain) (ref.Val, bool) {
 	if m.info == nil {
 		return m.entry(name, key)
 	}
@@ -169,7 +177,7 @@ func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
 	var out ref.Val
 	i := m.info.index(name)
 	if i >= 0 {
-		out = m.field(i)
+		out = m.fieldIn(i, chain)
 	} else if s, ok := m.strs()[name]; ok {
 		out = types.String(s)
 	}
@@ -185,14 +193,23 @@ func (m *typedMap) lookup(name string, key ref.Val) (ref.Val, bool) {
 
 // field converts the struct field names[i], set's value if set has it;
 // nil if absent.
-func (m *typedMap) field(i int) ref.Val {
+func (m *typedMap) field(i int) ref.Val { return m.fieldIn(i, nil) }
+
+// fieldIn is field taking the typedMap of a struct field from chain.
+func (m *typedMap) fieldIn(i int, chain *pathChain) ref.Val {
 	if s, ok := m.strs()[m.info.names[i]]; ok {
 		return types.String(s)
 	}
 	paths := m.info.fields[i]
 	for j := len(paths) - 1; j >= 0; j-- {
 		if f, ok := resolve(m.v, paths[j]); ok {
-			return fieldValue(f, paths[j][len(paths[j])-1].plan)
+			plan := paths[j][len(paths[j])-1].plan
+			if chain != nil {
+				if t := chain.take(f, plan); t != nil {
+					return t
+				}
+			}
+			return fieldValue(f, plan)
 		}
 	}
 	return nil
