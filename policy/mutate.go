@@ -32,6 +32,9 @@ type mutationPhase struct {
 	previouslyInvoked, reinvoke map[invocationKey]bool
 	shouldReinvoke              bool
 	trace                       []PolicyTrace
+	// prior is the last apply configuration's result, which the next
+	// pass's first one reuses (see versionedObject.prior).
+	prior map[string]any
 }
 
 // invocationKey identifies a (policy, binding, param) across passes.
@@ -129,7 +132,7 @@ func (ph *mutationPhase) pass(ctx context.Context, req *Request, reinvocation bo
 	st := newRequestState(ph.e, req)
 	st.tracked = true
 	defer st.release()
-	vs := &versionedSet{st: st}
+	vs := &versionedSet{st: st, prior: ph.prior}
 	invs, errs, err := ph.invocations(ctx, st, vs)
 	if err != nil {
 		return nil, nil, err

@@ -43,6 +43,8 @@ type versionedObject struct {
 type versionedSet struct {
 	st   *requestState
 	list []*versionedObject
+	// prior is what the objects' first apply configuration reuses.
+	prior map[string]any
 }
 
 // get returns the object in kind, converting it on first use.
@@ -80,7 +82,7 @@ func (vs *versionedSet) get(kind schema.GroupVersionKind) (*versionedObject, err
 	if err != nil {
 		return nil, err
 	}
-	vo := &versionedObject{kind: kind, obj: obj}
+	vo := &versionedObject{kind: kind, obj: obj, prior: vs.prior}
 	if old != nil {
 		if vo.old, err = objectValue(old, nil); err != nil {
 			vo.err = fmt.Errorf("failed to prepare oldObject variable for evaluation: %w", err)
@@ -113,6 +115,7 @@ func (ph *mutationPhase) dispatch(ctx context.Context, st *requestState, vs *ver
 	if last == nil || !last.dirty {
 		return errs, nil, nil, nil
 	}
+	ph.prior = last.prior
 	// Any successful mutation, even one that changed nothing, asks for
 	// reinvocation, and the last object used is written back.
 	ph.flush()

@@ -61,18 +61,19 @@ func merge(tc *TypeConverter, obj runtime.Object, prior map[string]any, patch *u
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert patch object to typed object: %w", err)
 	}
-	a := value.NewFreelistAllocator()
+	sc := scratches.Get().(*scratch)
+	defer sc.release()
 	// hasAtomics first: findAtomics builds every path it visits.
-	if hasAtomics(a, p.Schema(), p.TypeRef(), p.AsValue()) {
+	if sc.atoms.hasAtomics(p.Schema(), p.TypeRef(), p.AsValue()) {
 		if atomics := findAtomics(nil, p.Schema(), p.TypeRef(), p.AsValue()); len(atomics) > 0 {
 			return nil, fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %v", strings.Join(atomics, ", "))
 		}
 	}
-	live, owned, err := tc.liveValue(a, obj, prior)
+	live, owned, err := tc.liveValue(sc, obj, prior)
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert original object to typed object: %w", err)
 	}
-	if u, ok := mergeTouched(a, live, p, owned); ok {
+	if u, ok := mergeTouched(sc.copier, live, p, owned); ok {
 		return &unstructured.Unstructured{Object: u}, nil
 	}
 	if owned {
@@ -106,8 +107,7 @@ func merge(tc *TypeConverter, obj runtime.Object, prior map[string]any, patch *u
 //
 // When owned, live's value is unstructured data made for this merge
 // alone: the fields only live holds are taken as they are, not copied.
-func mergeTouched(a value.Allocator, live, p *typed.TypedValue, owned bool) (out map[string]any, ok bool) {
-	c := newCopier(a)
+func mergeTouched(c *copier, live, p *typed.TypedValue, owned bool) (out map[string]any, ok bool) {
 	c.share = owned
 	u, ok := mergeValues(c, live.Schema(), live.TypeRef(), live.AsValue(), p.AsValue())
 	if !ok {
@@ -283,27 +283,59 @@ func findAtomics(path []fieldpath.PathElement, s *schema.Schema, tr schema.TypeR
 	return out
 }
 
-// hasAtomics reports whether findAtomics finds anything, visiting the same
-// values without building paths or sorting keys.
-func hasAtomics(a value.Allocator, s *schema.Schema, tr schema.TypeRef, v value.Value) bool {
-	at, ok := s.Resolve(tr)
+// atomScan reports whether findAtomics finds anything, visiting the same
+// values without building paths or sorting keys. It iterates every map
+// with the one callback it binds when it is made, as a closure per map
+// would be allocated per map.
+type atomScan struct {
+	a value.Allocator
+	s *schema.Schema
+	// m is the type of the map being iterated; found ends the scan.
+	m     *schema.Map
+	found bool
+	visit func(string, value.Value) bool
+}
+
+func newAtomScan(a value.Allocator) *atomScan {
+	w := &atomScan{a: a}
+	w.visit = w.entry
+	return w
+}
+
+// entry scans one entry of the map being iterated.
+func (w *atomScan) entry(key string, val value.Value) bool {
+	if f, ok := w.m.FindField(key); ok {
+		m := w.m
+		if w.has(f.Type, val) {
+			w.found = true
+		}
+		w.m = m
+	}
+	return !w.found
+}
+
+// hasAtomics reports whether v, of type tr in s, holds an atomic list, map
+// or struct where findAtomics looks.
+func (w *atomScan) hasAtomics(s *schema.Schema, tr schema.TypeRef, v value.Value) bool {
+	w.s, w.found = s, false
+	return w.has(tr, v)
+}
+
+func (w *atomScan) has(tr schema.TypeRef, v value.Value) bool {
+	at, ok := w.s.Resolve(tr)
 	if !ok {
 		return false
 	}
+	a := w.a
 	if v.IsMap() && at.Map != nil {
 		if at.Map.ElementRelationship == schema.Atomic {
 			return true
 		}
 		m := v.AsMapUsing(a)
-		defer a.Free(m)
-		found := false
-		m.IterateUsing(a, func(key string, val value.Value) bool {
-			if f, ok := at.Map.FindField(key); ok && hasAtomics(a, s, f.Type, val) {
-				found = true
-			}
-			return !found
-		})
-		if found {
+		w.m = at.Map
+		m.IterateUsing(a, w.visit)
+		a.Free(m)
+		if w.found {
 			return true
 		}
 	}
@@ -315,7 +347,7 @@ func hasAtomics(a value.Allocator, s *schema.Schema, tr schema.TypeRef, v value.
 		defer a.Free(l)
 		for i := range l.Length() {
 			c := l.AtUsing(a, i)
-			found := hasAtomics(a, s, at.List.ElementType, c)
+			found := w.has(at.List.ElementType, c)
 			a.Free(c)
 			if found {
 				return true

@@ -63,7 +63,7 @@ func TestMergeKeyedListRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := mergeTouched(value.NewFreelistAllocator(), lt, pt, false)
+		got, ok := mergeTouched(newCopier(value.NewFreelistAllocator()), lt, pt, false)
 		if !ok {
 			t.Fatalf("case %d: mergeTouched declined", i)
 		}

@@ -121,8 +121,9 @@ func TestMergeTouched(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				a := value.NewFreelistAllocator()
-				fast, owned, err := tc.liveValue(a, live.obj, nil)
+				sc := scratches.Get().(*scratch)
+				defer sc.release()
+				fast, owned, err := tc.liveValue(sc, live.obj, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -133,7 +134,7 @@ func TestMergeTouched(t *testing.T) {
 					live  *typed.TypedValue
 					owned bool
 				}{{lt, false}, {fast, owned}} {
-					got, ok := mergeTouched(a, c.live, pt, c.owned)
+					got, ok := mergeTouched(newCopier(value.NewFreelistAllocator()), c.live, pt, c.owned)
 					if !ok {
 						t.Fatal("mergeTouched declined a merge structured-merge-diff makes")
 					}

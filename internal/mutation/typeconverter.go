@@ -140,7 +140,7 @@ func Builtin() (*TypeConverter, error) { return builtinConverter() }
 // the struct (owned is true: that data belongs to the caller, see
 // mergeTouched). Otherwise, and for every error, the library types the
 // object itself.
-func (c *TypeConverter) liveValue(a value.Allocator, obj runtime.Object, prior map[string]any) (tv *typed.TypedValue, owned bool, err error) {
+func (c *TypeConverter) liveValue(sc *scratch, obj runtime.Object, prior map[string]any) (tv *typed.TypedValue, owned bool, err error) {
 	if name, ok := c.kinds[obj.GetObjectKind().GroupVersionKind()]; ok {
 		t := c.parser.Type(name)
 		if u, ok := obj.(*unstructured.Unstructured); ok {
@@ -150,7 +150,7 @@ func (c *TypeConverter) liveValue(a value.Allocator, obj runtime.Object, prior m
 				return typed.AsTypedUnvalidated(value.NewValueInterface(content), t.Schema, t.TypeRef), false, nil
 			}
 		} else if rv, err := value.NewValueReflect(obj); err == nil {
-			view, _ := newViewer(a).read(rv, priorData(prior))
+			view, _ := sc.viewer.read(rv, priorData(prior))
 			if validates(t.Schema, t.TypeRef, view) {
 				//nolint:staticcheck // validates proved what AsTyped checks.
 				return typed.AsTypedUnvalidated(value.NewValueInterface(view), t.Schema, t.TypeRef), true, nil
