@@ -57,7 +57,7 @@ func merge(tc *TypeConverter, obj runtime.Object, prior map[string]any, patch *u
 	if tc == nil {
 		return nil, errors.New("type converter must not be nil")
 	}
-	p, err := tc.ObjectToTyped(patch)
+	p, err := tc.patchValue(patch)
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert patch object to typed object: %w", err)
 	}

@@ -145,13 +145,13 @@ func (c *TypeConverter) liveValue(sc *scratch, obj runtime.Object, prior map[str
 		t := c.parser.Type(name)
 		if u, ok := obj.(*unstructured.Unstructured); ok {
 			content := u.UnstructuredContent()
-			if validates(t.Schema, t.TypeRef, content) {
+			if validates(t.Schema, t.TypeRef, content, false) {
 				//nolint:staticcheck // validates proved what AsTyped checks.
 				return typed.AsTypedUnvalidated(value.NewValueInterface(content), t.Schema, t.TypeRef), false, nil
 			}
 		} else if rv, err := value.NewValueReflect(obj); err == nil {
 			view, _ := sc.viewer.read(rv, priorData(prior))
-			if validates(t.Schema, t.TypeRef, view) {
+			if validates(t.Schema, t.TypeRef, view, false) {
 				//nolint:staticcheck // validates proved what AsTyped checks.
 				return typed.AsTypedUnvalidated(value.NewValueInterface(view), t.Schema, t.TypeRef), true, nil
 			}
@@ -167,4 +167,19 @@ func priorData(prior map[string]any) any {
 		return nil
 	}
 	return prior
+}
+
+// patchValue types an apply configuration's patch as ObjectToTyped(patch)
+// does, with the same verdict, skipping the library's validation where
+// [validates] (duplicates not allowed) proves it would find nothing.
+func (c *TypeConverter) patchValue(patch *unstructured.Unstructured) (*typed.TypedValue, error) {
+	if name, ok := c.kinds[patch.GroupVersionKind()]; ok {
+		t := c.parser.Type(name)
+		content := patch.UnstructuredContent()
+		if validates(t.Schema, t.TypeRef, content, true) {
+			//nolint:staticcheck // validates proved what AsTyped checks.
+			return typed.AsTypedUnvalidated(value.NewValueInterface(content), t.Schema, t.TypeRef), nil
+		}
+	}
+	return c.ObjectToTyped(patch)
 }

@@ -45,15 +45,35 @@ func TestValidates(t *testing.T) {
 	pt := tc.parser.Type(tc.kinds[d.GroupVersionKind()])
 	check := func(name string) {
 		_, err := typed.AsTyped(value.NewValueInterface(u), pt.Schema, pt.TypeRef, typed.AllowDuplicates)
-		got := validates(pt.Schema, pt.TypeRef, u)
+		got := validates(pt.Schema, pt.TypeRef, u, false)
 		switch {
 		case got && err != nil:
 			t.Errorf("%s: validates accepts what the library rejects: %v", name, err)
 		case !got && err == nil && jsonLike(u):
 			t.Errorf("%s: validates declines JSON data the library accepts", name)
 		}
+		// Unique: a key repeated in an associative list is an error; keys
+		// that are missing (defaulted) or not strings, integers or
+		// booleans are left to the library, so only acceptance is checked.
+		_, err = typed.AsTyped(value.NewValueInterface(u), pt.Schema, pt.TypeRef)
+		if validates(pt.Schema, pt.TypeRef, u, true) && err != nil {
+			t.Errorf("%s: validates (unique) accepts what the library rejects: %v", name, err)
+		}
 	}
 	check("unchanged")
+	if validates(pt.Schema, pt.TypeRef, u, true) {
+		t.Fatal("validates (unique) accepts the duplicate container c")
+	}
+	// Without the duplicate and with every port's protocol, unique
+	// validation must accept the object: the patch's fast path.
+	spec := u["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	containers := spec["containers"].([]any)
+	spec["containers"] = containers[:3]
+	containers[0].(map[string]any)["ports"].([]any)[0].(map[string]any)["protocol"] = "TCP"
+	if !validates(pt.Schema, pt.TypeRef, u, true) {
+		t.Fatal("validates (unique) declines a Deployment with distinct keys")
+	}
+	check("no duplicates")
 	n := 0
 	perturb(u, "", func(path string, set func(any), del func()) {
 		for i, r := range replacements {

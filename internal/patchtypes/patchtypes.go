@@ -271,7 +271,61 @@ func (v *ObjectVal) IsZeroValue() bool { return len(v.fields) == 0 }
 // field path from v (elements of lists and values of maps carry their
 // field's path). The errors are sorted by field path.
 func (v *ObjectVal) CheckTypeNames() error {
+	var buf [16]string
+	if namesOK(v, append(buf[:0], v.typ.TypeName())) {
+		return nil
+	}
 	return errors.Join(checkNames(v, []string{v.typ.TypeName()})...)
+}
+
+// namesOK reports whether checkNames finds nothing, visiting the same
+// values in any order and without joining paths.
+func namesOK(v ref.Val, path []string) bool {
+	if ov, ok := v.(*ObjectVal); ok {
+		if !pathNamed(ov.typ.TypeName(), path) {
+			return false
+		}
+		for k, f := range ov.fields {
+			if !namesOK(f, append(path, k)) {
+				return false
+			}
+		}
+	}
+	if !mayHoldObjects(v) {
+		return true
+	}
+	switch n := v.Value().(type) {
+	case []ref.Val:
+		for _, e := range n {
+			if !namesOK(e, path) {
+				return false
+			}
+		}
+	case map[ref.Val]ref.Val:
+		for _, e := range n {
+			if !namesOK(e, path) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pathNamed reports whether name is the elements of path joined by dots.
+func pathNamed(name string, path []string) bool {
+	for i, p := range path {
+		if i > 0 {
+			if name == "" || name[0] != '.' {
+				return false
+			}
+			name = name[1:]
+		}
+		if !strings.HasPrefix(name, p) {
+			return false
+		}
+		name = name[len(p):]
+	}
+	return name == ""
 }
 
 func checkNames(v ref.Val, path []string) []error {
