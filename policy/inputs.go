@@ -168,10 +168,12 @@ func (st *requestState) loadNamespace(ctx context.Context) error {
 // authorizerValues returns the values of `authorizer` and
 // `authorizer.requestResource`, built once per request: both act for the
 // request's user, and requestResource names the resource as requested.
+// Their caching authorizer is made here, so that requests no expression
+// authorizes allocate none.
 func (st *requestState) authorizerValues(ctx context.Context) (ref.Val, ref.Val) {
 	if st.authzVal == nil {
 		user := st.req.UserInfo
-		st.authzVal, st.rrVal = celenv.AuthorizerValues(ctx, st.authz, user, authz.RequestResource{
+		st.authzVal, st.rrVal = celenv.AuthorizerValues(ctx, authz.NewCaching(st.e.opts.Authorizer), user, authz.RequestResource{
 			Group: st.req.Resource.Group, Resource: st.req.Resource.Resource, Subresource: st.req.SubResource,
 			Namespace: st.req.Namespace, Name: st.req.Name,
 		})

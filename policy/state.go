@@ -12,7 +12,6 @@ import (
 
 	"github.com/vapkit/vapkit/audit"
 	"github.com/vapkit/vapkit/celenv"
-	"github.com/vapkit/vapkit/celenv/authz"
 	"github.com/vapkit/vapkit/matching"
 )
 
@@ -62,7 +61,6 @@ type perRequest struct {
 	e     *Evaluator
 	req   *Request
 	attrs matching.Attributes
-	authz authz.Authorizer
 	// tracked: evaluate with cost tracking from the start (the mutating
 	// phase, whose objects change between evaluations).
 	tracked bool
@@ -112,7 +110,6 @@ func newRequestState(e *Evaluator, req *Request) *requestState {
 		Object:      req.Object,
 		OldObject:   req.OldObject,
 	}
-	st.authz = authz.NewCaching(e.opts.Authorizer)
 	st.versioned, st.requestVals = st.versioned[:0], st.requestVals[:0]
 	st.cands, st.denied, st.failures = st.cands[:0], st.denied[:0], st.failures[:0]
 	return st
