@@ -68,8 +68,12 @@ func (vs *versionedSet) get(kind schema.GroupVersionKind) (*versionedObject, err
 			}
 			return builtin.Typed(converted)
 		}
-		obj = obj.DeepCopyObject()
-		obj.GetObjectKind().SetGroupVersionKind(kind)
+		// Mutations never modify the object they are given (every result
+		// is a new object), so only setting the kind needs a copy.
+		if obj.GetObjectKind().GroupVersionKind() != kind {
+			obj = obj.DeepCopyObject()
+			obj.GetObjectKind().SetGroupVersionKind(kind)
+		}
 		// The server holds built-in objects typed: patches to them decode
 		// strictly into their type.
 		return builtin.Typed(obj)

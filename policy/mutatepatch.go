@@ -40,7 +40,7 @@ func jsonPatchBetween(from, to runtime.Object) ([]byte, error) {
 	if len(ops) == 0 {
 		return nil, nil
 	}
-	return json.Marshal(ops)
+	return marshalOps(ops)
 }
 
 // diffJSON appends the operations that turn a into b at path.
