@@ -145,6 +145,11 @@ func mergeValues(c *copier, s *schema.Schema, tr schema.TypeRef, lhs, rhs value.
 		// An empty map on both sides is a leaf: the patch's is kept.
 		return mergeSMD(s, tr, lhs, rhs)
 	}
+	if c.share {
+		if out, plain := mergePlain(c, s, at.Map, lhs, rhs, lm, rm); plain {
+			return out, out != nil
+		}
+	}
 	out := make(map[string]any, lm.Length()+rm.Length())
 	ok = value.MapZipUsing(a, lm, rm, value.Unordered, func(key string, l, r value.Value) bool {
 		var v any
@@ -167,6 +172,48 @@ func mergeValues(c *copier, s *schema.Schema, tr schema.TypeRef, lhs, rhs value.
 		return true
 	})
 	return out, ok
+}
+
+// mergePlain is mergeValues' field-by-field merge of two maps held as
+// map[string]any, which it ranges over directly instead of zipping them
+// through closures: the fields only lhs holds are taken as they are (lhs
+// belongs to the merge), those only rhs holds are copied, the others
+// merge with the field's type. plain is false when either side is held
+// otherwise; out is nil when a field's merge failed.
+func mergePlain(c *copier, s *schema.Schema, t *schema.Map, lhs, rhs value.Value, lm, rm value.Map) (out map[string]any, plain bool) {
+	lu, lok := lhs.Unstructured().(map[string]any)
+	ru, rok := rhs.Unstructured().(map[string]any)
+	if !lok || !rok {
+		return nil, false
+	}
+	a := c.a
+	out = make(map[string]any, len(lu)+len(ru))
+	for k, v := range lu {
+		if _, both := ru[k]; !both {
+			out[k] = v
+		}
+	}
+	for k := range ru {
+		r, _ := rm.GetUsing(a, k)
+		var v any
+		ok := true
+		if l, both := lm.GetUsing(a, k); both {
+			ft := t.ElementType
+			if f, found := t.FindField(k); found {
+				ft = f.Type
+			}
+			v, ok = mergeValues(c, s, ft, l, r)
+			a.Free(l)
+		} else {
+			v = c.copy(r)
+		}
+		a.Free(r)
+		if !ok {
+			return nil, true
+		}
+		out[k] = v
+	}
+	return out, true
 }
 
 // mergeSMD merges rhs into lhs with structured-merge-diff, as the walk of

@@ -63,12 +63,20 @@ func TestMergeKeyedListRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := mergeTouched(newCopier(value.NewFreelistAllocator()), lt, pt, false)
-		if !ok {
-			t.Fatalf("case %d: mergeTouched declined", i)
-		}
-		if diff := cmp.Diff(want.AsValue().Unstructured(), any(got)); diff != "" {
-			t.Fatalf("case %d: %v into %v (-Merge +mergeTouched):\n%s", i, patch.Object, obj.Object, diff)
+		// Owned: the object's data read anew, as a typed object's is.
+		//nolint:staticcheck // The object was validated just above.
+		owned := typed.AsTypedUnvalidated(value.NewValueInterface(copyJSON(obj.Object)), lt.Schema(), lt.TypeRef())
+		for _, live := range []struct {
+			tv    *typed.TypedValue
+			owned bool
+		}{{lt, false}, {owned, true}} {
+			got, ok := mergeTouched(newCopier(value.NewFreelistAllocator()), live.tv, pt, live.owned)
+			if !ok {
+				t.Fatalf("case %d: mergeTouched declined", i)
+			}
+			if diff := cmp.Diff(want.AsValue().Unstructured(), any(got)); diff != "" {
+				t.Fatalf("case %d (owned %v): %v into %v (-Merge +mergeTouched):\n%s", i, live.owned, patch.Object, obj.Object, diff)
+			}
 		}
 		handled++
 	}
