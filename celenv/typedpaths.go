@@ -111,11 +111,11 @@ func decorateTypedPaths(i interpreter.InterpretableV2) (interpreter.Interpretabl
 		if reflect.TypeOf(ia.Attr()) != pt.absolute {
 			return i, nil // relative: its operand is not a variable
 		}
-		n := &pathNode{InterpretableAttribute: ia}
+		n := &pathNode{pathAttr{InterpretableAttribute: ia}}
 		n.refresh()
 		return n, nil
 	case pt.testOnly:
-		n := &presenceNode{InterpretableAttribute: i.(interpreter.InterpretableAttribute)}
+		n := &presenceNode{pathAttr{InterpretableAttribute: i.(interpreter.InterpretableAttribute), testOnly: true}}
 		n.refresh()
 		if n.ok {
 			return n, nil
@@ -174,28 +174,35 @@ func (p *fieldPath) walk(frame *interpreter.ExecutionFrame, skip int) (any, bool
 	return v, true
 }
 
-// pathNode is the planner's read of an attribute on a variable; Exec
-// reads it directly when it is a fieldPath on typed maps, or a variable
-// alone (a comprehension's accumulator) holding a plain value.
-type pathNode struct {
+// pathAttr is a planner's node reading an attribute, with the fieldPath
+// the attribute reads (the last name a presence test's when testOnly).
+type pathAttr struct {
 	interpreter.InterpretableAttribute
-	path fieldPath
-	// ok: the attribute is a fieldPath.
+	path     fieldPath
+	testOnly bool
+	// ok: the attribute is a fieldPath (with a name, for a presence
+	// test).
 	ok bool
 }
 
 // refresh reads the attribute's path again; the planner adds qualifiers
 // to the node after wrapping it.
-func (n *pathNode) refresh() {
-	n.path, n.ok = pathOf(n.Attr(), false)
+func (n *pathAttr) refresh() {
+	n.path, n.ok = pathOf(n.Attr(), n.testOnly)
+	n.ok = n.ok && (!n.testOnly || len(n.path.names) > 0)
 }
 
 // AddQualifier adds q to the planner's attribute.
-func (n *pathNode) AddQualifier(q interpreter.Qualifier) (interpreter.Attribute, error) {
+func (n *pathAttr) AddQualifier(q interpreter.Qualifier) (interpreter.Attribute, error) {
 	a, err := n.InterpretableAttribute.AddQualifier(q)
 	n.refresh()
 	return a, err
 }
+
+// pathNode is the planner's read of an attribute on a variable; Exec
+// reads it directly when it is a fieldPath on typed maps, or a variable
+// alone (a comprehension's accumulator) holding a plain value.
+type pathNode struct{ pathAttr }
 
 // Exec returns the value the planner's node would.
 func (n *pathNode) Exec(frame *interpreter.ExecutionFrame) ref.Val {
@@ -232,24 +239,7 @@ func (n *pathNode) Eval(a interpreter.Activation) ref.Val { return n.Exec(interp
 
 // presenceNode is the planner's presence test `has(v.a.b)`; Exec tests
 // it directly when v.a is a fieldPath on typed maps.
-type presenceNode struct {
-	interpreter.InterpretableAttribute
-	path fieldPath
-	ok   bool
-}
-
-// refresh reads the attribute's path again.
-func (n *presenceNode) refresh() {
-	n.path, n.ok = pathOf(n.Attr(), true)
-	n.ok = n.ok && len(n.path.names) > 0
-}
-
-// AddQualifier adds q to the planner's attribute.
-func (n *presenceNode) AddQualifier(q interpreter.Qualifier) (interpreter.Attribute, error) {
-	a, err := n.InterpretableAttribute.AddQualifier(q)
-	n.refresh()
-	return a, err
-}
+type presenceNode struct{ pathAttr }
 
 // Exec returns the value the planner's node would.
 func (n *presenceNode) Exec(frame *interpreter.ExecutionFrame) ref.Val {
